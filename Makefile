@@ -1,0 +1,31 @@
+# Developer entry points. `make test` is the test command; CI runs it
+# through .ci/run.
+
+TEMPORAL_CLI_VERSION := v1.5.1
+TOOLS_BIN := $(CURDIR)/.tools/bin
+TEMPORAL := $(TOOLS_BIN)/temporal
+
+# Tests (internal/testenv) and the dev stack run this binary as the
+# Temporal dev server.
+export HANDOFF_TEMPORAL_BIN := $(TEMPORAL)
+
+.PHONY: tools build test dev vet
+
+tools: $(TEMPORAL)
+
+# A cold build takes about ten minutes.
+$(TEMPORAL):
+	GOBIN=$(TOOLS_BIN) go install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+
+build:
+	mkdir -p .dev/bin
+	go build -o .dev/bin/ ./worker ./starter ./devstack
+
+test: tools
+	go test -count=1 -timeout 20m ./...
+
+dev: tools build
+	.dev/bin/devstack
+
+vet:
+	go vet ./...

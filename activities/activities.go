@@ -1,0 +1,38 @@
+// Package activities holds every piece of handoff's I/O that workflows
+// orchestrate: discovering partitions, reading offsets, consuming chunks of
+// Kafka into staging files, publishing segments with their offsets, and
+// checking on task-group workflows. Activities are methods on Activities,
+// which holds their dependencies; each takes one input struct and returns one
+// result struct so that histories stay readable as the API grows.
+package activities
+
+import (
+	"log/slog"
+
+	"go.temporal.io/sdk/client"
+
+	"handoff/internal/kafka"
+	"handoff/internal/pgstore"
+	"handoff/internal/storage"
+)
+
+// Activities holds what the activities need. Workflows call its methods
+// through a nil pointer.
+type Activities struct {
+	Kafka    *kafka.Client
+	Store    *pgstore.Store
+	Deep     *storage.Local // published segments
+	Staging  *storage.Local // chunks of open sequences
+	Temporal client.Client
+	Log      *slog.Logger
+	Faults   Faults
+}
+
+// Faults lets tests inject the failures that exactly-once must survive. All
+// nil in production.
+type Faults struct {
+	// AfterPublishCommit runs after a publish's transaction committed and
+	// before the activity answers; an error makes the activity fail as if
+	// its answer had been lost.
+	AfterPublishCommit func(sequenceName string) error
+}

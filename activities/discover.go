@@ -1,0 +1,20 @@
+package activities
+
+import (
+	"context"
+	"handoff/internal/protocol"
+)
+
+// Discover lists a topic's partitions with their earliest and latest
+// offsets. A missing topic is a TopicNotFound error.
+func (a *Activities) Discover(ctx context.Context, in protocol.DiscoverInput) (protocol.DiscoverResult, error) {
+	parts, err := a.Kafka.Partitions(ctx, in.Topic)
+	if err != nil {
+		return protocol.DiscoverResult{}, classify(err)
+	}
+	earliest, latest, err := a.Kafka.Bounds(ctx, in.Topic, parts)
+	if err != nil {
+		return protocol.DiscoverResult{}, classify(err)
+	}
+	return protocol.DiscoverResult{Partitions: parts, Earliest: earliest, Latest: latest}, nil
+}

@@ -1,0 +1,21 @@
+package activities
+
+import (
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+
+	"handoff/internal/protocol"
+)
+
+// Register registers every activity under its protocol name.
+func (a *Activities) Register(r worker.ActivityRegistry) {
+	for name, fn := range map[string]any{
+		protocol.ActivityDiscover:     a.Discover,
+		protocol.ActivityStartOffsets: a.StartOffsets,
+		protocol.ActivityConsume:      a.Consume,
+		protocol.ActivityPublish:      a.Publish,
+		protocol.ActivityGroupStates:  a.GroupStates,
+	} {
+		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	}
+}

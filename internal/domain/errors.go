@@ -1,0 +1,18 @@
+package domain
+
+// Type names of errors that a retry cannot fix. Activities return them as
+// non-retryable Temporal application errors; workflows and the CLI match on
+// these names, so they are part of the API and never change.
+const (
+	// ErrInvalidSpec: the spec fails validation.
+	ErrInvalidSpec = "InvalidSpec"
+	// ErrTopicNotFound: the spec's topic does not exist on the brokers.
+	ErrTopicNotFound = "TopicNotFound"
+	// ErrOffsetMismatch: a publish's start offsets differ from the offsets
+	// stored for the datasource, and it is not the replay of a publish that
+	// already committed.
+	ErrOffsetMismatch = "OffsetMismatch"
+	// ErrSequenceConflict: a sequence name is already recorded with other
+	// offsets.
+	ErrSequenceConflict = "SequenceConflict"
+)

@@ -1,0 +1,102 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+)
+
+// ErrTopicNotFound is returned (wrapped) when the topic does not exist.
+var ErrTopicNotFound = errors.New("topic not found")
+
+// Client talks to one Kafka cluster.
+type Client struct {
+	brokers []string
+	c       *kafkago.Client
+}
+
+// New returns a client for the given bootstrap brokers ("host:port").
+func New(brokers []string) (*Client, error) {
+	if len(brokers) == 0 {
+		return nil, errors.New("kafka: no brokers given")
+	}
+	return &Client{
+		brokers: brokers,
+		c:       &kafkago.Client{Addr: kafkago.TCP(brokers...), Timeout: 30 * time.Second},
+	}, nil
+}
+
+// Brokers returns the bootstrap brokers.
+func (c *Client) Brokers() []string { return c.brokers }
+
+// Partitions lists a topic's partitions in ascending order.
+func (c *Client) Partitions(ctx context.Context, topic string) ([]int32, error) {
+	res, err := c.c.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
+	if err != nil {
+		return nil, fmt.Errorf("metadata of topic %q from %s: %w", topic, strings.Join(c.brokers, ","), err)
+	}
+	for _, t := range res.Topics {
+		if t.Name != topic {
+			continue
+		}
+		if errors.Is(t.Error, kafkago.UnknownTopicOrPartition) {
+			return nil, fmt.Errorf("topic %q on %s: %w", topic, strings.Join(c.brokers, ","), ErrTopicNotFound)
+		}
+		if t.Error != nil {
+			return nil, fmt.Errorf("metadata of topic %q: %w", topic, t.Error)
+		}
+		ps := make([]int32, 0, len(t.Partitions))
+		for _, p := range t.Partitions {
+			ps = append(ps, int32(p.ID))
+		}
+		slices.Sort(ps)
+		if len(ps) == 0 {
+			return nil, fmt.Errorf("topic %q on %s: %w", topic, strings.Join(c.brokers, ","), ErrTopicNotFound)
+		}
+		return ps, nil
+	}
+	return nil, fmt.Errorf("topic %q on %s: %w", topic, strings.Join(c.brokers, ","), ErrTopicNotFound)
+}
+
+// Bounds returns each partition's earliest offset and its latest (the offset
+// the next produced record will get).
+func (c *Client) Bounds(ctx context.Context, topic string, partitions []int32) (earliest, latest map[int32]int64, err error) {
+	reqs := make([]kafkago.OffsetRequest, 0, 2*len(partitions))
+	for _, p := range partitions {
+		reqs = append(reqs, kafkago.FirstOffsetOf(int(p)), kafkago.LastOffsetOf(int(p)))
+	}
+	res, err := c.c.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{topic: reqs}})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list offsets of topic %q: %w", topic, err)
+	}
+	earliest, latest = map[int32]int64{}, map[int32]int64{}
+	for _, po := range res.Topics[topic] {
+		if po.Error != nil {
+			if errors.Is(po.Error, kafkago.UnknownTopicOrPartition) {
+				return nil, nil, fmt.Errorf("topic %q partition %d: %w", topic, po.Partition, ErrTopicNotFound)
+			}
+			return nil, nil, fmt.Errorf("list offsets of topic %q partition %d: %w", topic, po.Partition, po.Error)
+		}
+		earliest[int32(po.Partition)] = po.FirstOffset
+		latest[int32(po.Partition)] = po.LastOffset
+	}
+	for _, p := range partitions {
+		if _, ok := latest[p]; !ok {
+			return nil, nil, fmt.Errorf("list offsets of topic %q: no answer for partition %d", topic, p)
+		}
+	}
+	return earliest, latest, nil
+}
+
+// Ping checks that a broker answers a metadata request.
+func (c *Client) Ping(ctx context.Context) error {
+	if _, err := c.c.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{}}); err != nil {
+		return fmt.Errorf("metadata from %s: %w", strings.Join(c.brokers, ","), err)
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package protocol
+
+import "handoff/internal/domain"
+
+// DiscoverInput names the topic to look at.
+type DiscoverInput struct {
+	Topic string
+}
+
+// DiscoverResult lists the topic's partitions and their offset bounds.
+type DiscoverResult struct {
+	Partitions []int32
+	Earliest   domain.Offsets
+	Latest     domain.Offsets
+}
+
+// StartOffsetsInput asks where a supervisor's groups must start reading.
+type StartOffsetsInput struct {
+	SupervisorID      string
+	DataSource        string
+	Topic             string
+	UseEarliestOffset bool
+}
+
+// StartOffsetsResult has a start offset for every partition of the topic and
+// the next unused sequence id of every group that ever published.
+type StartOffsetsResult struct {
+	Offsets domain.Offsets
+	// Committed holds the offsets that came from Postgres; the others came
+	// from Kafka (earliest or latest) because nothing was published yet.
+	Committed       domain.Offsets
+	NextSequenceIDs map[int]int
+}
+
+// ConsumeInput is one chunk to read: [From, Until) per partition, bounded by
+// the spec's maxRecordsPerChunk and chunkPeriod.
+type ConsumeInput struct {
+	Spec         domain.Spec
+	Group        int
+	SequenceName string
+	From         domain.Offsets
+	// Until, when set, is the exclusive end per partition (the end offsets
+	// of a closed sequence); nothing at or past it is read.
+	Until domain.Offsets
+}
+
+// ConsumeResult says how far the chunk read and where its rows are.
+type ConsumeResult struct {
+	To          domain.Offsets
+	Records     int64
+	Rows        int64
+	Unparseable int64
+	// StagingKey names the chunk's staging file; "" when it holds no rows.
+	StagingKey string
+	Bytes      int64
+}
+
+// PublishInput is one closed sequence and the staging files of its chunks.
+type PublishInput struct {
+	Spec        domain.Spec
+	Group       int
+	SequenceID  int
+	Start       domain.Offsets
+	End         domain.Offsets
+	StagingKeys []string
+}
+
+// PublishResult says what the sequence published.
+type PublishResult struct {
+	SegmentIDs []string
+	Rows       int64
+	// AlreadyPublished: the sequence had committed before (a retry whose
+	// earlier answer was lost); nothing was written again.
+	AlreadyPublished bool
+}
+
+// GroupStatesInput lists task-group workflow ids to check.
+type GroupStatesInput struct {
+	WorkflowIDs []string
+}
+
+// GroupStatesResult tells, per workflow id, whether its latest run is
+// running. A workflow that never ran counts as not running.
+type GroupStatesResult struct {
+	Running map[string]bool
+}

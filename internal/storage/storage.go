@@ -1,0 +1,81 @@
+// Package storage is deep storage: the durable home of published segment
+// files, addressed by "/"-separated keys. Local keeps them on disk; an S3
+// store can implement the same interface.
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrNotFound is returned, wrapped, by Open for a missing key.
+var ErrNotFound = errors.New("not found")
+
+// Store is a flat namespace of immutable-looking files.
+type Store interface {
+	// Put atomically writes the file at key (temp + rename); a reader never
+	// sees a partial file. If write fails, nothing is left behind.
+	Put(ctx context.Context, key string, write func(w io.Writer) error) error
+	// Open returns the file at key; errors.Is(err, ErrNotFound) when missing.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Delete removes the file at key; a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+	// List returns the sorted keys that start with prefix (a plain string
+	// prefix, as in S3: "a/b" matches "a/b/c" and "a/bc").
+	List(ctx context.Context, prefix string) ([]string, error)
+	// URI names the file at key for humans and metadata, e.g. file:///abs/key.
+	URI(key string) string
+}
+
+// tempMarker is part of every temp file name; keys may not use it, so List
+// can skip in-flight writes.
+const tempMarker = ".tmp-"
+
+// checkKey refuses keys that could escape the root or be ambiguous.
+func checkKey(key string) error {
+	if key == "" {
+		return errors.New("key is empty")
+	}
+	if strings.HasPrefix(key, "/") {
+		return fmt.Errorf("key %q is absolute", key)
+	}
+	if strings.HasSuffix(key, "/") {
+		return fmt.Errorf("key %q ends with /", key)
+	}
+	if err := checkElems(key); err != nil {
+		return err
+	}
+	if base := key[strings.LastIndexByte(key, '/')+1:]; strings.Contains(base, tempMarker) {
+		return fmt.Errorf("key %q: names containing %q are reserved for temp files", key, tempMarker)
+	}
+	return nil
+}
+
+// checkPrefix is checkKey for List prefixes, which may be empty or end in /.
+func checkPrefix(prefix string) error {
+	if strings.HasPrefix(prefix, "/") {
+		return fmt.Errorf("prefix %q is absolute", prefix)
+	}
+	return checkElems(strings.TrimSuffix(prefix, "/"))
+}
+
+func checkElems(key string) error {
+	if key == "" {
+		return nil
+	}
+	for elem := range strings.SplitSeq(key, "/") {
+		switch elem {
+		case "..":
+			return fmt.Errorf("key %q contains ..", key)
+		case "", ".":
+			return fmt.Errorf("key %q has an empty or . element", key)
+		}
+		if strings.ContainsRune(elem, '\\') || strings.ContainsRune(elem, 0) {
+			return fmt.Errorf("key %q contains a backslash or NUL", key)
+		}
+	}
+	return nil
+}

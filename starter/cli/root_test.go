@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+)
+
+func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"bogus"},
+		{"validate"},                       // -f is required
+		{"validate", "-f", "x", "extra"},   // no positional args
+		{"status"},                         // needs an id
+		{"status", "a", "b"},               //
+		{"status", "orders", "-o", "yaml"}, // bad --output
+		{"checkpoint", "orders", "--group", "x"},
+		{"checkpoint", "orders", "--group", "-1"},
+		{"migrate"},
+		{"migrate", "down"},
+		{"migrate", "up"}, // no database URL
+		{"start", "--nope"},
+	} {
+		r := runCLI(t, runOpts{}, args...)
+		assert.Equal(t, ExitUsage, r.code, "starter %v: stderr %s", args, r.stderr)
+		assert.Contains(t, r.stderr, "--help", "starter %v", args)
+		assert.Empty(t, r.stdout, "starter %v", args)
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"start", "validate", "checkpoint", "stop", "status", "migrate", "migrate up", "migrate status"} {
+		args := append(strings.Fields(cmd), "--help")
+		r := runCLI(t, runOpts{}, args...)
+		require.Equal(t, ExitOK, r.code, cmd)
+		assert.Contains(t, r.stdout, "Examples:", cmd)
+		assert.Contains(t, r.stdout, "starter "+cmd, cmd)
+	}
+	r := runCLI(t, runOpts{}, "--help")
+	assert.Contains(t, r.stdout, "TEMPORAL_ADDRESS")
+}
+
+func TestTemporalFlagsFallBackToEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"TEMPORAL_ADDRESS": "env-host:7233", "TEMPORAL_NAMESPACE": "env-ns"}
+	tests := []struct {
+		name             string
+		env              map[string]string
+		args             []string
+		wantAddr, wantNS string
+	}{
+		{"defaults", nil, nil, "localhost:7233", "default"},
+		{"env", env, nil, "env-host:7233", "env-ns"},
+		{"flags beat env", env, []string{"--address", "flag-host:1", "--namespace", "flag-ns"}, "flag-host:1", "flag-ns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var got client.Options
+			dial := func(_ context.Context, o client.Options) (client.Client, error) {
+				got = o
+				return nil, errors.New("refused")
+			}
+			r := runCLI(t, runOpts{env: tt.env, dial: dial}, append([]string{"status", "orders"}, tt.args...)...)
+			assert.Equal(t, ExitFailure, r.code)
+			assert.Equal(t, tt.wantAddr, got.HostPort)
+			assert.Equal(t, tt.wantNS, got.Namespace)
+			assert.NotNil(t, got.Logger, "the SDK logs through our quiet slog logger")
+			assert.Contains(t, r.stderr, "cannot reach Temporal at "+tt.wantAddr)
+		})
+	}
+}
+
+func TestUIURLFallsBackToEnv(t *testing.T) {
+	t.Parallel()
+	fc := &fakeClient{}
+	r := runCLI(t, runOpts{env: map[string]string{"TEMPORAL_UI_URL": "https://ui.example/", "TEMPORAL_NAMESPACE": "ns 1"}, dial: dialTo(fc, nil)},
+		"start", "-f", "testdata/spec.json")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "https://ui.example/namespaces/ns%201/workflows/supervisor%2Forders\n")
+}
+
+func TestUnreachableTemporalNamesAddress(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := Run(t.Context(), []string{"status", "orders", "--address", "127.0.0.1:1"}, IO{Stdout: &stdout, Stderr: &stderr})
+	assert.Equal(t, ExitFailure, code)
+	assert.Contains(t, stderr.String(), "127.0.0.1:1")
+	assert.Less(t, time.Since(start), dialTimeout+5*time.Second)
+	assert.Empty(t, stdout.String())
+}
+
+func TestMigrateNeverDialsTemporal(t *testing.T) {
+	t.Parallel()
+	// The default test dial fails the test if called.
+	r := runCLI(t, runOpts{env: map[string]string{"DATABASE_URL": "postgres://u:secret@127.0.0.1:1/db?connect_timeout=1"}}, "migrate", "status")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stderr, "cannot reach Postgres")
+	assert.NotContains(t, r.stderr, "secret", "the password is not printed")
+}

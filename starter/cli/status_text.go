@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"handoff/internal/domain"
+	"handoff/workflows"
+)
+
+// writeStatus renders a SupervisorStatus as a few compact tables.
+func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s)\n", s.ID, s.State, s.Topic, s.DataSource)
+
+	fmt.Fprintln(tw, "\nPARTITION\tCOMMITTED\tLATEST\tLAG")
+	for _, p := range statusPartitions(s) {
+		c, hasC := s.Committed[p]
+		l, hasL := s.Latest[p]
+		lag := "-"
+		if hasC && hasL {
+			lag = strconv.FormatInt(max(l-c, 0), 10)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", p, offset(c, hasC), offset(l, hasL), lag)
+	}
+	fmt.Fprintf(tw, "total\t\t\t%d\n", s.Lag)
+
+	fmt.Fprintln(tw, "\nGROUP\tGEN\tPARTITIONS\tRUNNING\tSEQUENCES")
+	for _, g := range s.Groups {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", g.Group, g.Generation, joinInt32(g.Partitions), yesNo(g.Running), sequences(g.Sequences))
+	}
+
+	p := s.Published
+	fmt.Fprintf(tw, "\npublished\t%s, %s, %d rows\n", plural(p.Sequences, "sequence"), plural(p.Segments, "segment"), p.Rows)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.RecentErrors) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nrecent errors")
+	for _, e := range s.RecentErrors {
+		fmt.Fprintf(w, "  %s  %s\n", e.Time.UTC().Format(time.RFC3339), e.Message)
+	}
+	return nil
+}
+
+// statusPartitions is every partition the status mentions, in order.
+func statusPartitions(s workflows.SupervisorStatus) []int32 {
+	set := map[int32]bool{}
+	for _, p := range s.Partitions {
+		set[p] = true
+	}
+	for p := range s.Committed {
+		set[p] = true
+	}
+	for p := range s.Latest {
+		set[p] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+func offset(v int64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func joinInt32(ps []int32) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, ",")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// sequences lists a group's sequences: open ones with their start, closed
+// (not yet published) ones with their end.
+func sequences(seqs []domain.Sequence) string {
+	if len(seqs) == 0 {
+		return "-"
+	}
+	s := make([]string, len(seqs))
+	for i, q := range seqs {
+		if q.Open() {
+			s[i] = fmt.Sprintf("#%d open from %s", q.ID, q.Start)
+		} else {
+			s[i] = fmt.Sprintf("#%d publishing to %s", q.ID, q.End)
+		}
+	}
+	return strings.Join(s, "; ")
+}

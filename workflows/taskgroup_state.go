@@ -1,0 +1,43 @@
+package workflows
+
+import (
+	"time"
+
+	"handoff/internal/domain"
+)
+
+// TaskGroupInput starts (or continues) one task group.
+type TaskGroupInput struct {
+	Spec       domain.Spec `json:"spec"`
+	Group      int         `json:"group"`
+	Generation int         `json:"generation"`
+	Partitions []int32     `json:"partitions"`
+	// Sequences are the group's recorded sequences in order: closed ones
+	// (End set) still to be read and published, and at most one open one,
+	// last.
+	Sequences []domain.Sequence `json:"sequences"`
+	// Stopping starts the group already stopping: it reads and publishes
+	// its closed sequences, then completes.
+	Stopping bool `json:"stopping,omitempty"`
+	// Carry is nil on first start; it holds the state carried across
+	// continue-as-new.
+	Carry *TaskGroupCarry `json:"carry,omitempty"`
+}
+
+// TaskGroupCarry is a task group's state carried across continue-as-new.
+type TaskGroupCarry struct {
+	Sequences []groupSequence `json:"sequences"`
+	Position  domain.Offsets  `json:"position"`
+	WantClose string          `json:"wantClose,omitempty"`
+	Requested bool            `json:"requested,omitempty"`
+	Stopping  bool            `json:"stopping,omitempty"`
+}
+
+// groupSequence is a sequence as its group tracks it: the staging files of
+// the chunks read into it so far, and its row count.
+type groupSequence struct {
+	domain.Sequence
+	Chunks   []string  `json:"chunks,omitempty"`
+	Rows     int64     `json:"rows"`
+	OpenedAt time.Time `json:"openedAt"`
+}
