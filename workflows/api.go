@@ -48,8 +48,26 @@ const (
 	SignalSetEndOffsets   = "set-end-offsets" // SetEndOffsets
 )
 
-// QueryStatus returns a supervisor's SupervisorStatus.
+// QueryStatus returns a supervisor's SupervisorStatus, or a task group's
+// TaskGroupStatus.
 const QueryStatus = "status"
+
+// TaskGroupStatus is a task group's answer to QueryStatus.
+type TaskGroupStatus struct {
+	Group      int `json:"group"`
+	Generation int `json:"generation"`
+	// Position is the next offset the group reads per partition.
+	Position  domain.Offsets   `json:"position"`
+	Sequences []SequenceStatus `json:"sequences"`
+	Stopping  bool             `json:"stopping"`
+}
+
+// SequenceStatus is one sequence as its group sees it.
+type SequenceStatus struct {
+	domain.Sequence
+	Rows   int64 `json:"rows"`
+	Chunks int   `json:"chunks"`
+}
 
 // CheckpointSignal asks for a checkpoint of some groups (nil: all).
 type CheckpointSignal struct {

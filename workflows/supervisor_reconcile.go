@@ -131,7 +131,6 @@ func (s *supervisor) startGroup(ctx workflow.Context, g int, rec *groupRecord) e
 	rec.Generation++
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            TaskGroupWorkflowID(s.spec.ID, g),
-		TaskQueue:             TaskQueue,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	})

@@ -35,6 +35,11 @@ type taskGroup struct {
 // sequence that has data is published.
 func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	g := newTaskGroup(ctx, in)
+	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
+		return g.status(), nil
+	}); err != nil {
+		return err
+	}
 	checkpointCh := workflow.GetSignalChannel(ctx, SignalGroupCheckpoint)
 	stopCh := workflow.GetSignalChannel(ctx, SignalGroupStop)
 	setEndCh := workflow.GetSignalChannel(ctx, SignalSetEndOffsets)
@@ -335,4 +340,12 @@ func (g *taskGroup) carry() TaskGroupInput {
 	}
 	in.Carry = c
 	return in
+}
+
+func (g *taskGroup) status() TaskGroupStatus {
+	st := TaskGroupStatus{Group: g.in.Group, Generation: g.in.Generation, Position: g.pos.Clone(), Stopping: g.stopping}
+	for _, s := range g.seqs {
+		st.Sequences = append(st.Sequences, SequenceStatus{Sequence: s.Sequence, Rows: s.Rows, Chunks: len(s.Chunks)})
+	}
+	return st
 }

@@ -41,27 +41,22 @@ func Write(w io.Writer, dims []string, rows []domain.Row) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	// Check every row before writing a byte, so bad input leaves w untouched.
+	info, err := summarize(len(dims), rows)
+	if err != nil {
+		return Info{}, err
+	}
 	hw := &hashWriter{w: w, h: sha256.New()}
 	pw := parquet.NewWriter(hw, schema,
 		parquet.Compression(codec),
 		parquet.DictionaryMaxBytes(maxDictBytes),
 	)
-	info := Info{Rows: int64(len(rows))}
 	width := len(dims) + 1
 	values := make([]parquet.Value, batchRows*width)
 	batch := make([]parquet.Row, batchRows)
 	for start := 0; start < len(rows); start += batchRows {
 		chunk := rows[start:min(start+batchRows, len(rows))]
 		for i, r := range chunk {
-			if len(r.Dims) != len(dims) {
-				return Info{}, fmt.Errorf("row %d has %d dimension values, want %d", start+i, len(r.Dims), len(dims))
-			}
-			if start+i == 0 || r.Time < info.MinTime {
-				info.MinTime = r.Time
-			}
-			if start+i == 0 || r.Time > info.MaxTime {
-				info.MaxTime = r.Time
-			}
 			row := values[i*width : (i+1)*width : (i+1)*width]
 			// SetColumnIndex inlines where Level does not; levels stay 0
 			// because every column is required and flat.
@@ -82,6 +77,23 @@ func Write(w io.Writer, dims []string, rows []domain.Row) (Info, error) {
 	}
 	info.Bytes = hw.n
 	info.Checksum = "sha256:" + hex.EncodeToString(hw.h.Sum(nil))
+	return info, nil
+}
+
+// summarize checks row widths and finds the time range.
+func summarize(numDims int, rows []domain.Row) (Info, error) {
+	info := Info{Rows: int64(len(rows))}
+	for i, r := range rows {
+		if len(r.Dims) != numDims {
+			return Info{}, fmt.Errorf("row %d has %d dimension values, want %d", i, len(r.Dims), numDims)
+		}
+		if i == 0 || r.Time < info.MinTime {
+			info.MinTime = r.Time
+		}
+		if i == 0 || r.Time > info.MaxTime {
+			info.MaxTime = r.Time
+		}
+	}
 	return info, nil
 }
 
