@@ -129,6 +129,9 @@ func (c *Cluster) launch(bin string, run runAs, log io.Writer) error {
 	// the OS thread that forked, which Go keeps alive unless a goroutine
 	// exits while locked to it.
 	c.cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	// Its own process group keeps a terminal's Ctrl-C away from postgres,
+	// so the owner decides when it stops (after its clients, via Stop).
+	c.cmd.SysProcAttr.Setpgid = true
 	if err := c.cmd.Start(); err != nil {
 		c.closeLog()
 		return fmt.Errorf("start postgres: %w", err)

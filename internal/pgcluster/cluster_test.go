@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,8 +51,13 @@ func selectOne(t *testing.T, url string) {
 }
 
 func TestStartCreateStop(t *testing.T) {
-	c := start(t, Options{Dir: tempDir(t)})
+	dir := tempDir(t)
+	c := start(t, Options{Dir: dir})
 	selectOne(t, c.URL("postgres"))
+	pid := postmasterPID(t, dir)
+	if pgid, err := syscall.Getpgid(pid); err != nil || pgid != pid {
+		t.Errorf("postmaster %d in process group %d (%v), want its own", pid, pgid, err)
+	}
 
 	ctx := context.Background()
 	url, err := c.CreateDatabase(ctx, "Mixed-Case db")
