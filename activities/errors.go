@@ -19,11 +19,11 @@ func classify(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &mismatch):
-		return temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrOffsetMismatch, err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrOffsetMismatch, nil)
 	case errors.Is(err, pgstore.ErrSequenceConflict):
-		return temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrSequenceConflict, err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrSequenceConflict, nil)
 	case errors.Is(err, kafka.ErrTopicNotFound):
-		return temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrTopicNotFound, err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrTopicNotFound, nil)
 	}
 	return err
 }

@@ -10,9 +10,6 @@ import (
 	"handoff/workflows"
 )
 
-// workerStatusPath is the worker's status page.
-const workerStatusPath = "/status"
-
 func (s *stack) printBanner() {
 	rel := func(p string) string {
 		if r, err := filepath.Rel(s.l.root, p); err == nil {
@@ -39,7 +36,7 @@ func (s *stack) printBanner() {
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(w, " %s\t%s\n", k, v) }
 	row("Temporal UI", wfURL)
-	row("Worker", fmt.Sprintf("http://localhost:%d%s   log: %s", workerHTTPPort, workerStatusPath, rel(s.worker.logPath)))
+	row("Worker", fmt.Sprintf("http://localhost:%d/metrics  (/readyz, /healthz)   log: %s", workerHTTPPort, rel(s.worker.logPath)))
 	row("Kafka", fmt.Sprintf("%s  topic %q, %d partitions (in-process kfake), %s", strings.Join(s.kafkaAddrs, ","), topic, s.cfg.partitions, gen))
 	row("Postgres", psql)
 	row("  segments", psql+` -c 'select id, rows, bytes, interval_start, created_at from segments order by created_at desc limit 20'`)
@@ -49,7 +46,7 @@ func (s *stack) printBanner() {
 		row("", fmt.Sprintf("a segment is published about every %v (tuningConfig.intermediateHandoffPeriod)", p.D()))
 	}
 	row("Logs", strings.Join([]string{rel(s.worker.logPath), rel(s.temporal.logPath), rel(s.l.dev("postgres.log"))}, "  "))
-	row("Supervisor", fmt.Sprintf("%s status %s", starter, id))
+	row("Supervisor", fmt.Sprintf("%s status %s         # state, offsets, lag, groups", starter, id))
 	row("", fmt.Sprintf("%s checkpoint %s     # publish the open sequences now", starter, id))
 	row("", fmt.Sprintf("%s stop %s --wait    # publish everything, then stop", starter, id))
 	w.Flush()

@@ -16,9 +16,6 @@ type generator struct {
 }
 
 func (s *stack) startGenerator(ctx context.Context) error {
-	if s.cfg.noGenerator {
-		return nil
-	}
 	now := time.Now()
 	g := eventgen.New(now.UTC().Format("20060102T150405"), uint64(now.UnixNano()))
 	ctx, cancel := context.WithCancel(ctx)

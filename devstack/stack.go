@@ -49,8 +49,13 @@ func (s *stack) run(ctx context.Context) (err error) {
 	if err == nil {
 		err = s.wait(ctx)
 	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		s.interrupted = true
+	if ctx.Err() == nil {
+		return err
+	}
+	s.interrupted = true
+	s.stopSignals() // a second Ctrl-C kills devstack; Pdeathsig takes the children
+	fmt.Fprintln(s.errw, "\ndevstack: shutting down (Ctrl-C again to force)")
+	if errors.Is(err, context.Canceled) {
 		return nil // Ctrl-C during startup: stop what started, quietly
 	}
 	return err
@@ -62,10 +67,11 @@ func (s *stack) start(ctx context.Context) error {
 		return fmt.Errorf("working directory: %w", err)
 	}
 	s.l = layout{root: root}
-	steps := []struct {
+	type step struct {
 		name string
 		fn   func(context.Context) error
-	}{
+	}
+	steps := []step{
 		{"check the checkout", s.preflight},
 		{"prepare .dev", s.prepare},
 		{"start postgres", s.startPostgres},
@@ -73,7 +79,9 @@ func (s *stack) start(ctx context.Context) error {
 		{"start kafka", s.startKafka},
 		{"start the worker", s.startWorker},
 		{"start the supervisor", s.startSupervisor},
-		{"start the generator", s.startGenerator},
+	}
+	if !s.cfg.noGenerator {
+		steps = append(steps, step{"start the generator", s.startGenerator})
 	}
 	for _, st := range steps {
 		s.logf("%s...", st.name)
@@ -93,9 +101,6 @@ func (s *stack) wait(ctx context.Context) error {
 	}
 	select {
 	case <-ctx.Done():
-		s.interrupted = true
-		s.stopSignals()
-		fmt.Fprintln(s.errw, "\ndevstack: shutting down (Ctrl-C again to force)")
 		return nil
 	case <-s.temporal.done:
 		return s.temporal.exitError()

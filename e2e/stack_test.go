@@ -31,6 +31,7 @@ import (
 type stack struct {
 	t         *testing.T
 	name      string
+	broker    *kafkadev.Broker
 	brokers   []string
 	store     *pgstore.Store
 	temporal  client.Client
@@ -40,15 +41,22 @@ type stack struct {
 	acts      *activities.Activities
 }
 
+// newStack starts the stack; partitions 0 leaves the topic to be created
+// later with createTopic.
 func newStack(t *testing.T, partitions int32, faults activities.Faults) *stack {
 	t.Helper()
 	ctx := context.Background()
 	name := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
 	s := &stack{t: t, name: name, taskQueue: "e2e-" + name}
 
-	broker, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{name: partitions})
+	topics := map[string]int32{}
+	if partitions > 0 {
+		topics[name] = partitions
+	}
+	broker, err := kafkadev.Start(ctx, "127.0.0.1:0", topics)
 	require.NoError(t, err)
 	t.Cleanup(broker.Close)
+	s.broker = broker
 	s.brokers = broker.Addrs()
 
 	pool, err := pgxpool.New(ctx, testenv.Postgres(t))

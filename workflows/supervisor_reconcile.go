@@ -40,7 +40,7 @@ func (s *supervisor) reconcile(ctx workflow.Context) {
 			continue
 		}
 		if err := s.startGroup(ctx, g, rec); err != nil {
-			s.recordError(ctx, fmt.Sprintf("start group %d: %v", g, err))
+			s.recordError(ctx, fmt.Sprintf("start group %d: %s", g, errorMessage(err)))
 		}
 	}
 	if !s.c.Stopping {
@@ -49,7 +49,7 @@ func (s *supervisor) reconcile(ctx workflow.Context) {
 }
 
 func (s *supervisor) unhealthy(ctx workflow.Context, err error) {
-	s.recordError(ctx, err.Error())
+	s.recordError(ctx, errorMessage(err))
 	if !s.c.Stopping {
 		s.c.State = StateUnhealthySupervisor
 	}

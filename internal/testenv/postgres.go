@@ -30,7 +30,8 @@ var pg struct {
 }
 
 // Postgres returns the URL of a new, empty database, unique to this call.
-// The database is dropped when the test ends, unless it failed.
+// The database is dropped when the test ends, unless it failed and lives on
+// the server of HANDOFF_TEST_PG_URL.
 func Postgres(t testing.TB) string {
 	t.Helper()
 	pg.once.Do(startPostgres)
@@ -46,7 +47,9 @@ func Postgres(t testing.TB) string {
 	u := withDatabase(pg.server, name)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("testenv: kept database %s", u)
+			if pg.cluster == nil { // our own cluster goes away at exit anyway
+				t.Logf("testenv: kept database %s", u)
+			}
 			return
 		}
 		if err := dropDatabase(pg.server, name); err != nil {
