@@ -207,4 +207,12 @@ func (s *stack) stopAndWait(spec domain.Spec, run client.WorkflowRun) {
 	require.NoError(s.t, run.Get(ctx, nil), "supervisor did not complete after stop")
 }
 
+// currentRunID is the run id of the workflow's latest run.
+func (s *stack) currentRunID(workflowID string) string {
+	s.t.Helper()
+	d, err := s.temporal.DescribeWorkflowExecution(context.Background(), workflowID, "")
+	require.NoError(s.t, err)
+	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+}
+
 func (s *stack) String() string { return fmt.Sprintf("stack %s", s.name) }

@@ -27,6 +27,7 @@ type taskGroup struct {
 	publishing workflow.Future // in-flight Publish, or nil
 	requestAt  workflow.Future // timer to re-send an unanswered request
 	err        error           // set when the group must fail
+	draining   bool            // continue-as-new is due: start no new activity
 }
 
 // TaskGroupWorkflow consumes its partitions chunk by chunk into sequences,
@@ -44,16 +45,19 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	stopCh := workflow.GetSignalChannel(ctx, SignalGroupStop)
 	setEndCh := workflow.GetSignalChannel(ctx, SignalSetEndOffsets)
 	for {
+		// When the history is long, start nothing new; once nothing is in
+		// flight, carry the state into a fresh run.
+		g.draining = workflow.GetInfo(ctx).GetContinueAsNewSuggested()
+		if g.draining && g.idle() {
+			g.drainSignals(checkpointCh, stopCh, setEndCh)
+			return workflow.NewContinueAsNewError(ctx, TaskGroupWorkflowName, g.carry())
+		}
 		g.plan(ctx)
 		if g.err != nil {
 			return g.err
 		}
 		if g.finished() {
 			return g.finish(ctx)
-		}
-		if g.idle() && workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			g.drainSignals(checkpointCh, stopCh, setEndCh)
-			return workflow.NewContinueAsNewError(ctx, TaskGroupWorkflow, g.carry())
 		}
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(checkpointCh, func(c workflow.ReceiveChannel, _ bool) {
@@ -152,6 +156,9 @@ func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
 // plan starts whatever the state calls for: a checkpoint request, a publish,
 // a consume. It never blocks.
 func (g *taskGroup) plan(ctx workflow.Context) {
+	if g.draining {
+		return
+	}
 	g.checkTriggers(ctx)
 	g.planRequest(ctx)
 	g.planPublish(ctx)

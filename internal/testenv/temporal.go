@@ -42,6 +42,10 @@ func Temporal(t testing.TB) (hostPort string) {
 	return tmp.hostPort
 }
 
+// SuggestContinueAsNewAfter is the history length at which the test dev
+// server suggests continue-as-new.
+const SuggestContinueAsNewAfter = 150
+
 func startTemporal() {
 	if addr := os.Getenv("TEMPORAL_ADDRESS"); addr != "" {
 		tmp.hostPort = addr
@@ -62,6 +66,9 @@ func startTemporal() {
 		// Kept out of test output; Main prints it when tests fail.
 		Stdout: &temporalLog,
 		Stderr: &temporalLog,
+		// Suggest continue-as-new after a few hundred events instead of
+		// thousands, so every end-to-end test crosses that boundary.
+		ExtraArgs: []string{"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", SuggestContinueAsNewAfter)},
 	})
 	if err != nil {
 		tmp.err = fmt.Errorf("start dev server %s: %w; output:\n%s", bin, err, &temporalLog)
