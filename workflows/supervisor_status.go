@@ -1,6 +1,10 @@
 package workflows
 
-import "slices"
+import (
+	"slices"
+
+	"handoff/internal/domain"
+)
 
 // status builds the answer to QueryStatus.
 func (s *supervisor) status() SupervisorStatus {
@@ -10,9 +14,22 @@ func (s *supervisor) status() SupervisorStatus {
 		Committed: s.c.Committed.Clone(), Latest: s.c.Latest.Clone(),
 		Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
 	}
+	// Lag counts from the committed offset or, before the first publish,
+	// from where the group started reading.
+	base := domain.Offsets{}
+	for _, rec := range s.c.Groups {
+		if len(rec.Sequences) > 0 {
+			for p, o := range rec.Sequences[0].Start {
+				base[p] = o
+			}
+		}
+	}
+	for p, o := range s.c.Committed {
+		base[p] = o
+	}
 	for p, latest := range s.c.Latest {
-		if c, ok := s.c.Committed[p]; ok && latest > c {
-			st.Lag += latest - c
+		if b, ok := base[p]; ok && latest > b {
+			st.Lag += latest - b
 		}
 	}
 	for _, g := range s.sortedGroups() {

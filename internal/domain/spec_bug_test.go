@@ -86,4 +86,3 @@ func TestBugParseSpecRefusesTrailingData(t *testing.T) {
 		require.Error(t, err, "trailing %q accepted", tail)
 	}
 }
-
