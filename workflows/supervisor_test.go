@@ -13,7 +13,8 @@ import (
 
 // The supervisor lays out one child per group (partition % taskCount) from
 // StartOffsets, records checkpoint boundaries and answers them (the same
-// answer for a repeat), and on stop waits for every group to finish.
+// answer for a repeat), forwards user checkpoints, and on stop signals every
+// group and waits for all of them to finish.
 func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 	spec := testSpec()
 	spec.IOConfig.TaskCount = 2
@@ -41,6 +42,8 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 
 	var running SupervisorStatus
 	h.at(5*time.Second, func() { running = h.status() })
+	h.signal(6*time.Second, SignalCheckpoint, CheckpointSignal{Groups: []int{1}})
+	h.signal(7*time.Second, SignalCheckpoint, CheckpointSignal{})
 	h.signal(12*time.Second, SignalStop, StopSignal{})
 	var stopping SupervisorStatus
 	h.at(20*time.Second, func() { stopping = h.status() })
@@ -68,13 +71,16 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 	// The boundary is recorded once and every request gets the same answer.
 	want := SetEndOffsets{SequenceID: 7, End: domain.Offsets{0: 150, 2: 160}, NextSequenceID: 8}
 	g0 := h.signalsTo(0)
+	userCheckpoint := childSignal{name: SignalGroupCheckpoint, reason: ReasonUser}
 	require.Equal(t, []childSignal{
 		{name: SignalSetEndOffsets, setEnd: want},
 		{name: SignalSetEndOffsets, setEnd: want},
 		{name: SignalSetEndOffsets, setEnd: want},
+		userCheckpoint, // the checkpoint of all groups
 		{name: SignalGroupStop},
 	}, g0)
-	require.Equal(t, []childSignal{{name: SignalGroupStop}}, h.signalsTo(1))
+	// User checkpoints go to the listed groups only; stop goes to all.
+	require.Equal(t, []childSignal{userCheckpoint, userCheckpoint, {name: SignalGroupStop}}, h.signalsTo(1))
 
 	require.Equal(t, StateRunning, running.State)
 	require.Equal(t, []int32{0, 1, 2, 3}, running.Partitions)

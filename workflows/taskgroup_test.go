@@ -222,3 +222,38 @@ func TestTaskGroupRestoredClosedSequenceRereadAndPublishedFirst(t *testing.T) {
 	require.Equal(t, 4, pubs[1].SequenceID)
 	require.Equal(t, s3.End, pubs[1].Start)
 }
+
+// An unanswered request is sent again, with the same offsets, after
+// requestResendAfter; when both answers then arrive, the second one (for a
+// sequence already closed) is ignored: one publish, and the next sequence
+// starts where the first ended.
+func TestTaskGroupResendsUnansweredRequestAndIgnoresRepeatAnswer(t *testing.T) {
+	spec := testSpec()
+	start := domain.Offsets{0: 0}
+	h := newGroupHarness(t, spec, domain.Offsets{0: 1000}, 10)
+	h.answer = func(req CheckpointRequest, n int) []SetEndOffsets {
+		switch n {
+		case 1:
+			return nil // lost
+		case 2:
+			return []SetEndOffsets{answerAt(req), answerAt(req)} // the late answer and the resend's
+		}
+		return []SetEndOffsets{answerAt(req)}
+	}
+
+	h.signal(2500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{})
+	h.signal(requestResendAfter+10*time.Second, SignalGroupStop, nil)
+	h.run(groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: start}))
+
+	reqs := h.rec.requests()
+	require.GreaterOrEqual(t, len(reqs), 2)
+	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: domain.Offsets{0: 30}, Reason: ReasonUser}, reqs[0])
+	require.Equal(t, reqs[0], reqs[1], "the resend repeats the request")
+	pubs := h.rec.publishes()
+	require.Len(t, pubs, 2, "sequence 1, then sequence 2 at the stop: %+v", pubs)
+	require.Equal(t, 1, pubs[0].SequenceID)
+	require.Equal(t, domain.Offsets{0: 30}, pubs[0].End)
+	require.Equal(t, 2, pubs[1].SequenceID)
+	require.Equal(t, domain.Offsets{0: 30}, pubs[1].Start)
+	require.True(t, pubs[1].End[0] > 30, "sequence 2 holds what was read after the answer")
+}

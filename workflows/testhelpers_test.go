@@ -54,7 +54,10 @@ func newTestEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))))
 	env := suite.NewTestWorkflowEnvironment()
-	env.SetTestTimeout(10 * time.Second)
+	env.SetTestTimeout(5 * time.Second)
+	// A workflow that never completes fails the test instead of spinning
+	// on the mock clock.
+	env.SetWorkflowRunTimeout(10 * time.Minute)
 	return env
 }
 
@@ -178,7 +181,7 @@ func (f *fakeTopic) consume(_ context.Context, in protocol.ConsumeInput) (protoc
 	res := protocol.ConsumeResult{To: domain.Offsets{}}
 	for p, from := range in.From {
 		to := min(from+f.chunk, max(f.end[p], from))
-		if u, ok := in.Until[p]; ok && in.Until != nil {
+		if u, ok := in.Until[p]; ok {
 			to = min(to, max(u, from))
 		}
 		res.To[p] = to
@@ -200,14 +203,24 @@ func (f *fakeTopic) publish(_ context.Context, in protocol.PublishInput) (protoc
 }
 
 // groupHarness runs one TaskGroupWorkflow against a fake topic and a fake
-// supervisor that answers every checkpoint-request with set-end-offsets at
-// the requested offsets, the next sequence id being the closed one's + 1.
+// supervisor. By default the supervisor answers every checkpoint-request at
+// once with set-end-offsets at the requested offsets, the next sequence id
+// being the closed one's + 1; answer overrides that.
 type groupHarness struct {
 	t     *testing.T
 	env   *testsuite.TestWorkflowEnvironment
 	rec   *recorder
 	topic *fakeTopic
 	spec  domain.Spec
+
+	// answer returns the set-end-offsets signals that answer the n-th
+	// (from 1) checkpoint-request.
+	answer   func(req CheckpointRequest, n int) []SetEndOffsets
+	requests int
+}
+
+func answerAt(req CheckpointRequest) SetEndOffsets {
+	return SetEndOffsets{SequenceID: req.SequenceID, End: req.Offsets.Clone(), NextSequenceID: req.SequenceID + 1}
 }
 
 func newGroupHarness(t *testing.T, spec domain.Spec, end domain.Offsets, chunk int64) *groupHarness {
@@ -215,6 +228,7 @@ func newGroupHarness(t *testing.T, spec domain.Spec, end domain.Offsets, chunk i
 	env := newTestEnv(t)
 	rec := &recorder{}
 	h := &groupHarness{t: t, env: env, rec: rec, spec: spec, topic: &fakeTopic{rec: rec, chunk: chunk, end: end}}
+	h.answer = func(req CheckpointRequest, _ int) []SetEndOffsets { return []SetEndOffsets{answerAt(req)} }
 	env.RegisterWorkflowWithOptions(TaskGroupWorkflow, workflow.RegisterOptions{Name: TaskGroupWorkflowName})
 	env.RegisterActivityWithOptions(h.topic.consume, activity.RegisterOptions{Name: protocol.ActivityConsume})
 	env.RegisterActivityWithOptions(h.topic.publish, activity.RegisterOptions{Name: protocol.ActivityPublish})
@@ -226,9 +240,10 @@ func newGroupHarness(t *testing.T, spec domain.Spec, end domain.Offsets, chunk i
 			name, arg := args.String(3), args.Get(4)
 			rec.add(event{kind: "signal", target: args.String(1), signal: name, arg: arg})
 			if req, ok := arg.(CheckpointRequest); ok && name == SignalCheckpointRequest {
-				env.SignalWorkflow(SignalSetEndOffsets, SetEndOffsets{
-					SequenceID: req.SequenceID, End: req.Offsets.Clone(), NextSequenceID: req.SequenceID + 1,
-				})
+				h.requests++ // mock calls run one at a time: the workflow waits for each
+				for _, a := range h.answer(req, h.requests) {
+					env.SignalWorkflow(SignalSetEndOffsets, a)
+				}
 			}
 		})
 	return h
@@ -297,7 +312,8 @@ type supervisorHarness struct {
 
 type childSignal struct {
 	name   string
-	setEnd SetEndOffsets
+	setEnd SetEndOffsets // set-end-offsets
+	reason string        // checkpoint
 }
 
 func newSupervisorHarness(t *testing.T, spec domain.Spec) *supervisorHarness {
@@ -364,8 +380,9 @@ func (h *supervisorHarness) child(ctx workflow.Context, in TaskGroupInput) error
 			record(childSignal{name: SignalSetEndOffsets, setEnd: s})
 		})
 		sel.AddReceive(checkpointCh, func(c workflow.ReceiveChannel, _ bool) {
-			c.Receive(ctx, nil)
-			record(childSignal{name: SignalGroupCheckpoint})
+			var s GroupCheckpoint
+			c.Receive(ctx, &s)
+			record(childSignal{name: SignalGroupCheckpoint, reason: s.Reason})
 		})
 		sel.AddReceive(stopCh, func(c workflow.ReceiveChannel, _ bool) {
 			c.Receive(ctx, nil)

@@ -3,6 +3,8 @@ package domain
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 	"regexp"
 	"strconv"
 	"time"
@@ -27,15 +29,17 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("want a duration string such as \"10m\" or \"PT10M\"")
+		return &json.UnmarshalTypeError{Value: fmt.Sprintf("want a duration string such as \"10m\" or \"PT10M\", got %s", b), Type: durationType}
 	}
 	v, err := ParseDuration(s)
 	if err != nil {
-		return err
+		return &json.UnmarshalTypeError{Value: err.Error(), Type: durationType}
 	}
 	*d = Duration(v)
 	return nil
 }
+
+var durationType = reflect.TypeFor[Duration]()
 
 var isoDuration = regexp.MustCompile(`^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
 
@@ -46,19 +50,7 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, nil
 	}
 	if m := isoDuration.FindStringSubmatch(s); m != nil && s != "P" && s != "PT" {
-		var total time.Duration
-		units := []time.Duration{24 * time.Hour, time.Hour, time.Minute}
-		for i, u := range units {
-			if m[i+1] != "" {
-				n, _ := strconv.Atoi(m[i+1])
-				total += time.Duration(n) * u
-			}
-		}
-		if m[4] != "" {
-			f, _ := strconv.ParseFloat(m[4], 64)
-			total += time.Duration(f * float64(time.Second))
-		}
-		return total, nil
+		return isoToDuration(s, m)
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
@@ -68,4 +60,26 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is negative", s)
 	}
 	return v, nil
+}
+
+// isoToDuration adds up the matched ISO-8601 parts, refusing totals that do
+// not fit a time.Duration (about 292 years).
+func isoToDuration(s string, m []string) (time.Duration, error) {
+	tooLong := fmt.Errorf("%q is too long: at most about 292 years", s)
+	var total float64
+	units := []time.Duration{24 * time.Hour, time.Hour, time.Minute, time.Second}
+	for i, u := range units {
+		if m[i+1] == "" {
+			continue
+		}
+		n, err := strconv.ParseFloat(m[i+1], 64)
+		if err != nil {
+			return 0, tooLong
+		}
+		total += n * float64(u)
+	}
+	if total >= math.MaxInt64 {
+		return 0, tooLong
+	}
+	return time.Duration(math.Round(total)), nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -108,6 +110,10 @@ func ParseSpec(data []byte) (Spec, error) {
 	if err := dec.Decode(&s); err != nil {
 		return Spec{}, describeJSONError(data, err)
 	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		line, col := position(data, dec.InputOffset()+1)
+		return Spec{}, fmt.Errorf("spec has more after its closing brace, at line %d, column %d: want exactly one JSON object", line, col)
+	}
 	s.ApplyDefaults()
 	return s, s.Validate()
 }
@@ -115,6 +121,8 @@ func ParseSpec(data []byte) (Spec, error) {
 // ApplyDefaults fills every optional field left at zero.
 func (s *Spec) ApplyDefaults() {
 	g := &s.DataSchema.GranularitySpec
+	g.SegmentGranularity = Granularity(strings.ToLower(string(g.SegmentGranularity)))
+	g.QueryGranularity = Granularity(strings.ToLower(string(g.QueryGranularity)))
 	if g.SegmentGranularity == "" {
 		g.SegmentGranularity = GranularityHour
 	}
@@ -221,21 +229,42 @@ func describeJSONError(data []byte, err error) error {
 	case errors.As(err, &syn):
 		line, col := position(data, syn.Offset)
 		return fmt.Errorf("spec is not valid JSON at line %d, column %d: %v", line, col, syn)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		line, col := position(data, int64(len(data))+1)
+		return fmt.Errorf("spec is not valid JSON: it ends too early, at line %d, column %d", line, col)
+	case errors.As(err, &typ) && typ.Type == durationType:
+		return &FieldError{Path: typ.Field, Msg: typ.Value}
 	case errors.As(err, &typ):
-		return &FieldError{Path: typ.Field, Msg: fmt.Sprintf("want a %s, got JSON %s", typ.Type, typ.Value)}
+		return &FieldError{Path: typ.Field, Msg: fmt.Sprintf("want %s, got JSON %s", jsonKind(typ.Type), typ.Value)}
 	case strings.HasPrefix(err.Error(), "json: unknown field"):
 		return fmt.Errorf("spec has an %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	var fe *FieldError
-	if errors.As(err, &fe) {
-		return fe
 	}
 	return fmt.Errorf("spec: %w", err)
 }
 
+// jsonKind names the JSON a Go type reads, for error messages.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// position turns a decoder offset (which counts the offending byte as read)
+// into the line and column of that byte.
 func position(data []byte, offset int64) (line, col int) {
 	line, col = 1, 1
-	for _, b := range data[:min(int(offset), len(data))] {
+	for _, b := range data[:max(0, min(int(offset)-1, len(data)))] {
 		if b == '\n' {
 			line, col = line+1, 1
 		} else {

@@ -16,8 +16,9 @@ var ErrTopicNotFound = errors.New("topic not found")
 
 // Client talks to one Kafka cluster.
 type Client struct {
-	brokers []string
-	c       *kafkago.Client
+	brokers   []string
+	c         *kafkago.Client
+	transport *kafkago.Transport
 }
 
 // New returns a client for the given bootstrap brokers ("host:port").
@@ -25,17 +26,36 @@ func New(brokers []string) (*Client, error) {
 	if len(brokers) == 0 {
 		return nil, errors.New("kafka: no brokers given")
 	}
+	// An own transport, so refresh drops only this client's metadata cache.
+	t := &kafkago.Transport{}
 	return &Client{
-		brokers: brokers,
-		c:       &kafkago.Client{Addr: kafkago.TCP(brokers...), Timeout: 30 * time.Second},
+		brokers:   brokers,
+		c:         &kafkago.Client{Addr: kafkago.TCP(brokers...), Timeout: 30 * time.Second, Transport: t},
+		transport: t,
 	}, nil
 }
+
+// refresh drops the transport's connections and the cluster metadata it
+// caches (refreshed only every few seconds otherwise), so the next request
+// sees topics created since.
+func (c *Client) refresh() { c.transport.CloseIdleConnections() }
 
 // Brokers returns the bootstrap brokers.
 func (c *Client) Brokers() []string { return c.brokers }
 
-// Partitions lists a topic's partitions in ascending order.
+// Partitions lists a topic's partitions in ascending order. A topic the
+// cached metadata does not know is looked up again with fresh metadata
+// before it is reported missing.
 func (c *Client) Partitions(ctx context.Context, topic string) ([]int32, error) {
+	ps, err := c.partitions(ctx, topic)
+	if errors.Is(err, ErrTopicNotFound) {
+		c.refresh()
+		ps, err = c.partitions(ctx, topic)
+	}
+	return ps, err
+}
+
+func (c *Client) partitions(ctx context.Context, topic string) ([]int32, error) {
 	res, err := c.c.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
 		return nil, fmt.Errorf("metadata of topic %q from %s: %w", topic, strings.Join(c.brokers, ","), err)

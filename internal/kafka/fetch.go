@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -36,10 +37,19 @@ var ErrOffsetOutOfRange = errors.New("offset out of range")
 // waiting at most maxWait for data to arrive. Records before offset (a batch
 // may start earlier) and at or past stop (when stop > 0) are dropped.
 func (c *Client) Fetch(ctx context.Context, topic string, partition int32, offset, stop int64, maxBytes int, maxWait time.Duration) (FetchResult, error) {
-	res, err := c.c.Fetch(ctx, &kafkago.FetchRequest{
+	req := &kafkago.FetchRequest{
 		Topic: topic, Partition: int(partition), Offset: offset,
 		MinBytes: 1, MaxBytes: int64(maxBytes), MaxWait: maxWait,
-	})
+	}
+	res, err := c.c.Fetch(ctx, req)
+	if unknownTopic(err) {
+		// The cached metadata may predate the topic or partition.
+		c.refresh()
+		res, err = c.c.Fetch(ctx, req)
+	}
+	if unknownTopic(err) {
+		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, ErrTopicNotFound)
+	}
 	if err != nil {
 		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, err)
 	}
@@ -85,4 +95,11 @@ func readBytes(b interface {
 	buf := make([]byte, b.Len())
 	_, err := io.ReadFull(b, buf)
 	return buf, err
+}
+
+// unknownTopic reports whether err says the topic or partition is unknown;
+// kafka-go words that differently depending on where it found out.
+func unknownTopic(err error) bool {
+	return err != nil && (errors.Is(err, kafkago.UnknownTopicOrPartition) || strings.Contains(err.Error(), "topic not found") ||
+		strings.Contains(err.Error(), "unknown topic"))
 }

@@ -68,19 +68,34 @@ func TestNewNeedsBrokers(t *testing.T) {
 
 func TestPingAndPartitions(t *testing.T) {
 	t.Parallel()
-	b, c := fixture(t)
+	_, c := fixture(t)
 	ctx := ctxT(t)
 	require.NoError(t, c.Ping(ctx))
 
 	ps, err := c.Partitions(ctx, topic)
 	require.NoError(t, err)
 	require.Equal(t, []int32{0, 1, 2}, ps)
+}
 
-	// A topic created later is seen, with its own partition count.
-	require.NoError(t, b.CreateTopic(ctx, "wide", 12))
-	ps, err = c.Partitions(ctx, "wide")
+func TestPartitionsOfSeveralTopics(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	// The topics exist before the client's first request (for one created
+	// later, see kafka_bug_test.go).
+	b, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"wide": 12, "one": 1, "t": 3})
 	require.NoError(t, err)
-	require.Equal(t, []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, ps)
+	t.Cleanup(b.Close)
+	c, err := kafka.New(b.Addrs())
+	require.NoError(t, err)
+	for name, want := range map[string][]int32{
+		"wide": {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
+		"one":  {0},
+		"t":    {0, 1, 2},
+	} {
+		ps, err := c.Partitions(ctx, name)
+		require.NoError(t, err, name)
+		require.Equal(t, want, ps, name)
+	}
 }
 
 func TestPartitionsOfUnknownTopic(t *testing.T) {

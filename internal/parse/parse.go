@@ -6,7 +6,10 @@ package parse
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +43,9 @@ func (p *Parser) Parse(value []byte) (domain.Row, error) {
 	dec.UseNumber()
 	if err := dec.Decode(&fields); err != nil {
 		return domain.Row{}, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return domain.Row{}, fmt.Errorf("not one JSON object: more follows at byte %d", dec.InputOffset())
 	}
 	if fields == nil {
 		return domain.Row{}, fmt.Errorf("not a JSON object: null")
@@ -96,7 +102,7 @@ func parseEpoch(s string, unit time.Duration) (time.Time, error) {
 	if err != nil || f != f {
 		return time.Time{}, fmt.Errorf("%q is not a number", s)
 	}
-	ms := f * float64(unit/time.Millisecond)
+	ms := math.Round(f * float64(unit/time.Millisecond))
 	if ms > 1e15 || ms < -1e15 {
 		return time.Time{}, fmt.Errorf("%s is out of range", s)
 	}

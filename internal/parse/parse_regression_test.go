@@ -1,6 +1,6 @@
 package parse_test
 
-// Failing tests for bugs found while writing parse_test.go; see the report.
+// Regression tests for bugs found while writing parse_test.go.
 
 import (
 	"testing"
@@ -11,10 +11,10 @@ import (
 	"handoff/internal/parse"
 )
 
-// BUG: Parse decodes the first JSON value of the message and ignores the
+// Regression: Parse decodes the first JSON value of the message and ignores the
 // rest, so a message that is not one JSON object — an object followed by
 // garbage, or two objects — parses as the first object.
-func TestBugParseRefusesTrailingData(t *testing.T) {
+func TestParseRefusesTrailingData(t *testing.T) {
 	t.Parallel()
 	p := parse.New(schema("auto", domain.GranularityNone, "page"))
 	for _, msg := range []string{
@@ -28,12 +28,12 @@ func TestBugParseRefusesTrailingData(t *testing.T) {
 	}
 }
 
-// BUG: "seconds" timestamps are converted with int64(f * 1000), which
+// Regression: "seconds" timestamps are converted with int64(f * 1000), which
 // truncates the float product: 1.001 s is 1000.9999999999999 ms and
 // becomes 1000 ms, 1.005 s becomes 1004 ms. (Values of today's magnitude,
 // ~1.7e9 s, happen to round correctly, so this bites small and synthetic
 // timestamps.)
-func TestBugParseSecondsFractionLosesAMillisecond(t *testing.T) {
+func TestParseSecondsFractionLosesAMillisecond(t *testing.T) {
 	t.Parallel()
 	p := parse.New(schema("seconds", domain.GranularityNone))
 	for in, want := range map[string]int64{"1.001": 1001, "1.005": 1005, "0.007": 7, "-1.001": -1001} {

@@ -1,6 +1,6 @@
 package domain_test
 
-// Failing tests for bugs found while writing spec_test.go; see the report.
+// Regression tests for bugs found while writing spec_test.go.
 
 import (
 	"errors"
@@ -11,11 +11,11 @@ import (
 	"handoff/internal/domain"
 )
 
-// BUG: ParseGranularity accepts any case, so ParseSpec accepts "HOUR", but
+// Regression: ParseGranularity accepts any case, so ParseSpec accepts "HOUR", but
 // the spec keeps "HOUR" as is. Truncate and Next only know the lower-case
 // names: for "HOUR" Truncate returns its input and Next returns its start
 // (a step of 0), so any loop over buckets never ends.
-func TestBugParseSpecKeepsGranularityCase(t *testing.T) {
+func TestParseSpecKeepsGranularityCase(t *testing.T) {
 	t.Parallel()
 	m := specMap(t)
 	set(m, "dataSchema.granularitySpec.segmentGranularity", "HOUR")
@@ -31,11 +31,11 @@ func TestBugParseSpecKeepsGranularityCase(t *testing.T) {
 	require.Equal(t, domain.GranularityMinute, s.DataSchema.GranularitySpec.QueryGranularity)
 }
 
-// BUG: an invalid duration in the spec is reported without the path of the
+// Regression: an invalid duration in the spec is reported without the path of the
 // field it is in ("spec: ..."), although ParseSpec promises that every error
 // names the field path. Duration.UnmarshalJSON's error passes through the
 // decoder unwrapped.
-func TestBugParseSpecDurationErrorNamesPath(t *testing.T) {
+func TestParseSpecDurationErrorNamesPath(t *testing.T) {
 	t.Parallel()
 	for path, v := range map[string]any{
 		"ioConfig.period":                        "soon",
@@ -53,10 +53,10 @@ func TestBugParseSpecDurationErrorNamesPath(t *testing.T) {
 	}
 }
 
-// BUG: the column of a JSON syntax error is one past the offending
+// Regression: the column of a JSON syntax error is one past the offending
 // character: json.SyntaxError.Offset counts the bad byte as read, and
 // position() counts every byte up to Offset and then one more.
-func TestBugParseSpecSyntaxErrorColumn(t *testing.T) {
+func TestParseSpecSyntaxErrorColumn(t *testing.T) {
 	t.Parallel()
 	// The stray comma is line 2, column 10.
 	_, err := domain.ParseSpec([]byte("{\n  \"id\": {,\n}"))
@@ -66,20 +66,20 @@ func TestBugParseSpecSyntaxErrorColumn(t *testing.T) {
 	require.ErrorContains(t, err, "line 1, column 8")
 }
 
-// BUG: a spec cut short is reported as "spec: unexpected EOF", without the
+// Regression: a spec cut short is reported as "spec: unexpected EOF", without the
 // line and column promised for invalid JSON (the decoder returns
 // io.ErrUnexpectedEOF, not a *json.SyntaxError).
-func TestBugParseSpecTruncatedJSONGivesPosition(t *testing.T) {
+func TestParseSpecTruncatedJSONGivesPosition(t *testing.T) {
 	t.Parallel()
 	_, err := domain.ParseSpec([]byte("{\n  \"id\": \"x\",\n  \"ioConfig\": {"))
 	require.Error(t, err)
 	require.Regexp(t, `line \d+, column \d+`, err.Error())
 }
 
-// BUG: ParseSpec decodes the first JSON value and ignores whatever follows,
+// Regression: ParseSpec decodes the first JSON value and ignores whatever follows,
 // so a spec with trailing garbage (or two specs pasted together) is
 // accepted.
-func TestBugParseSpecRefusesTrailingData(t *testing.T) {
+func TestParseSpecRefusesTrailingData(t *testing.T) {
 	t.Parallel()
 	for _, tail := range []string{" garbage", "}", " " + minimalSpec} {
 		_, err := domain.ParseSpec([]byte(minimalSpec + tail))
