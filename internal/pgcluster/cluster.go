@@ -21,6 +21,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"handoff/internal/logtail"
 )
 
 // Options configures Start.
@@ -44,7 +46,7 @@ type Cluster struct {
 	port   int
 	cmd    *exec.Cmd
 	logf   *os.File // the default log file, closed by Stop
-	tail   *tailBuffer
+	tail   *logtail.Buffer
 	exited chan struct{} // closed when cmd.Wait returns
 	err    error         // cmd.Wait's result, set before exited closes
 
@@ -90,7 +92,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := clearStale(dir); err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir, port: port, tail: &tailBuffer{}, exited: make(chan struct{})}
+	c := &Cluster{dir: dir, port: port, tail: &logtail.Buffer{}, exited: make(chan struct{})}
 	if err := c.launch(bin, run, o.Log); err != nil {
 		return nil, err
 	}

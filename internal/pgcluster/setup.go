@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
-	"sync"
 )
 
 const binRoot = "/usr/lib/postgresql"
@@ -90,32 +88,4 @@ func initdb(ctx context.Context, bin, dir string, run runAs) error {
 		return fmt.Errorf("mark cluster initialized: %w", err)
 	}
 	return nil
-}
-
-// tailBuffer keeps the last few KiB of the server log for error messages.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 4 << 10
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if s == "" {
-		return "(empty)"
-	}
-	return s
 }

@@ -15,13 +15,15 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+
+	"handoff/internal/logtail"
 )
 
 // TemporalBinEnv names the temporal CLI binary to run as the dev server.
 const TemporalBinEnv = "HANDOFF_TEMPORAL_BIN"
 
 // temporalLog keeps the end of the dev server's output.
-var temporalLog tail
+var temporalLog = logtail.Buffer{Size: 8 << 10}
 
 var tmp struct {
 	once     sync.Once

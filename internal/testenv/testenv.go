@@ -17,7 +17,7 @@ import (
 func Main(m *testing.M) {
 	code := m.Run()
 	if code != 0 && tmp.server != nil {
-		fmt.Fprintf(os.Stderr, "testenv: temporal dev server output (last %d bytes):\n%s\n", tailSize, &temporalLog)
+		fmt.Fprintf(os.Stderr, "testenv: temporal dev server output (last %d bytes):\n%s\n", temporalLog.Size, &temporalLog)
 	}
 	for _, err := range []error{stopTemporal(), stopPostgres()} {
 		if err != nil {
