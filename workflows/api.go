@@ -178,3 +178,141 @@ type SupervisorInput struct {
 	Spec  domain.Spec      `json:"spec"`
 	Carry *SupervisorCarry `json:"carry,omitempty"`
 }
+
+// Updates users send to a supervisor: each answers once it has taken effect
+// (or says why it was refused). checkpoint, stop, suspend and resume are
+// also accepted as signals of the same names, without an answer.
+const (
+	UpdateCheckpoint = "checkpoint"  // CheckpointSignal → CheckpointResult
+	UpdateStop       = "stop"        // StopSignal → OperationResult
+	UpdateSuspend    = "suspend"     // no argument → OperationResult
+	UpdateResume     = "resume"      // no argument → OperationResult
+	UpdateReset      = "reset"       // ResetRequest → ResetResult
+	UpdateSpec       = "update-spec" // UpdateSpecRequest → UpdateSpecResult
+)
+
+// More signals users send to a supervisor.
+const (
+	SignalSuspend = "suspend"
+	SignalResume  = "resume"
+)
+
+// More signals task groups send to their supervisor.
+const (
+	SignalCheckpointDeclined = "checkpoint-declined" // CheckpointDeclined
+	SignalProgress           = "progress"            // GroupProgress
+)
+
+// More signals a supervisor sends to a task group.
+const (
+	SignalAddPartitions = "add-partitions" // AddPartitions
+	SignalRollover      = "rollover"       // Rollover
+)
+
+// Outcomes of a checkpoint, per group.
+const (
+	CheckpointRecorded   = "recorded"    // a sequence boundary was recorded; the sequence publishes
+	CheckpointEmpty      = "empty"       // nothing was read since the last boundary: nothing to publish
+	CheckpointNotRunning = "not-running" // the group is not running
+	CheckpointTimedOut   = "timed-out"   // the group did not answer in time
+)
+
+// CheckpointResult answers UpdateCheckpoint.
+type CheckpointResult struct {
+	Groups []GroupCheckpointResult `json:"groups"`
+}
+
+// GroupCheckpointResult is one group's part of a CheckpointResult.
+type GroupCheckpointResult struct {
+	Group   int    `json:"group"`
+	Outcome string `json:"outcome"`
+	// SequenceID and End describe the recorded boundary (Outcome recorded).
+	SequenceID int            `json:"sequenceId,omitempty"`
+	End        domain.Offsets `json:"end,omitempty"`
+}
+
+// OperationResult answers stop, suspend and resume.
+type OperationResult struct {
+	State   string `json:"state"`
+	Message string `json:"message"`
+}
+
+// Reset targets.
+const (
+	ResetEarliest = "earliest"
+	ResetLatest   = "latest"
+)
+
+// ResetRequest moves stored offsets. Partitions maps a partition to
+// "earliest", "latest" or an offset in decimal; when empty, every partition
+// moves to All ("earliest" or "latest"). Refused unless the supervisor is
+// suspended, or Force is set.
+type ResetRequest struct {
+	Partitions map[int32]string `json:"partitions,omitempty"`
+	All        string           `json:"all,omitempty"`
+	Force      bool             `json:"force,omitempty"`
+}
+
+// ResetResult says where the offsets now are.
+type ResetResult struct {
+	Offsets          domain.Offsets `json:"offsets"`
+	DroppedSequences int            `json:"droppedSequences"`
+	Message          string         `json:"message"`
+}
+
+// UpdateSpecRequest replaces a supervisor's spec.
+type UpdateSpecRequest struct {
+	Spec domain.Spec `json:"spec"`
+}
+
+// UpdateSpecResult says whether the spec changed. A changed spec applies
+// once the groups have published their open sequences.
+type UpdateSpecResult struct {
+	Changed bool   `json:"changed"`
+	Message string `json:"message"`
+}
+
+// CheckpointDeclined tells the supervisor a group dropped a checkpoint
+// because its open sequence was empty.
+type CheckpointDeclined struct {
+	Group      int `json:"group"`
+	Generation int `json:"generation"`
+}
+
+// GroupProgress reports a group's position and what it read since its last
+// report.
+type GroupProgress struct {
+	Group      int            `json:"group"`
+	Generation int            `json:"generation"`
+	Position   domain.Offsets `json:"position"`
+	// Deltas since the previous report.
+	Records     int64 `json:"records"`
+	Rows        int64 `json:"rows"`
+	Unparseable int64 `json:"unparseable"`
+	ThrownAway  int64 `json:"thrownAway"`
+	// SequenceRows are the rows read so far into each unpublished sequence.
+	SequenceRows map[int]int64 `json:"sequenceRows,omitempty"`
+}
+
+// AddPartitions gives a running group new partitions, read into the
+// sequence SequenceID from Offsets.
+type AddPartitions struct {
+	SequenceID int            `json:"sequenceId"`
+	Offsets    domain.Offsets `json:"offsets"`
+}
+
+// Rollover asks a group to close its open sequence and go on as
+// Generation, publishing the closed sequences in the new run.
+type Rollover struct {
+	Generation int `json:"generation"`
+}
+
+// Search attributes a supervisor keeps up to date, so the Temporal UI can
+// filter on them (e.g. SupervisorState = "RUNNING"). The worker registers
+// them when missing.
+const (
+	SearchAttributeSupervisor = "Supervisor"
+	SearchAttributeDataSource = "DataSource"
+	SearchAttributeTopic      = "Topic"
+	SearchAttributeState      = "SupervisorState"
+)

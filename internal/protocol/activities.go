@@ -83,4 +83,48 @@ type GroupStatesInput struct {
 // running. A workflow that never ran counts as not running.
 type GroupStatesResult struct {
 	Running map[string]bool
+	// Closed describes the latest run of each workflow that is not running:
+	// how it ended and, when it failed, why.
+	Closed map[string]GroupClosed
 }
+
+// GroupClosed is how a task group's latest run ended.
+type GroupClosed struct {
+	Status  string // Completed, Failed, Terminated, TimedOut, Canceled, NotFound
+	Failure string // the failure's message, with its error type when it has one
+}
+
+// ResetOffsetsInput moves a datasource's stored offsets. Targets maps a
+// partition to "earliest", "latest" or a decimal offset.
+type ResetOffsetsInput struct {
+	DataSource string
+	Topic      string
+	Targets    map[int32]string
+}
+
+// ResetOffsetsResult holds the offsets now stored for the reset partitions.
+type ResetOffsetsResult struct {
+	Offsets domain.Offsets
+}
+
+// RecordSpecInput appends a spec to a supervisor's history.
+type RecordSpecInput struct {
+	SupervisorID string
+	Spec         domain.Spec
+}
+
+// RecordSpecResult says whether the spec was appended (false: it equals the
+// latest recorded one).
+type RecordSpecResult struct {
+	Recorded bool
+	Version  int
+}
+
+// TerminateGroupsInput names task-group workflows to end at once.
+type TerminateGroupsInput struct {
+	WorkflowIDs []string
+	Reason      string
+}
+
+// TerminateGroupsResult is empty: the workflows are gone.
+type TerminateGroupsResult struct{}

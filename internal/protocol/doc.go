@@ -12,3 +12,10 @@ const (
 	ActivityPublish      = "Publish"
 	ActivityGroupStates  = "GroupStates"
 )
+
+// Activities added for the supervisor's operations.
+const (
+	ActivityResetOffsets    = "ResetOffsets"
+	ActivityRecordSpec      = "RecordSpec"
+	ActivityTerminateGroups = "TerminateGroups"
+)
