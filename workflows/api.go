@@ -79,11 +79,12 @@ type StopSignal struct{}
 
 // Reasons a group asks to close its open sequence.
 const (
-	ReasonUser     = "user"
-	ReasonStop     = "stop"
-	ReasonMaxRows  = "maxRowsPerSegment"
-	ReasonHandoff  = "intermediateHandoffPeriod"
-	ReasonRestored = "restored"
+	ReasonUser         = "user"
+	ReasonStop         = "stop"
+	ReasonMaxRows      = "maxRowsPerSegment"
+	ReasonMaxTotalRows = "maxTotalRows"
+	ReasonTaskDuration = "taskDuration"
+	ReasonHandoff      = "intermediateHandoffPeriod"
 )
 
 // CheckpointRequest is a group's ask to close SequenceID at Offsets.
@@ -128,6 +129,8 @@ type GroupFinished struct {
 const (
 	StatePending             = "PENDING"
 	StateRunning             = "RUNNING"
+	StateIdle                = "IDLE"
+	StateSuspended           = "SUSPENDED"
 	StateStopping            = "STOPPING"
 	StateStopped             = "STOPPED"
 	StateUnhealthySupervisor = "UNHEALTHY_SUPERVISOR"
@@ -136,27 +139,49 @@ const (
 
 // SupervisorStatus is the answer to QueryStatus.
 type SupervisorStatus struct {
-	ID           string         `json:"id"`
-	DataSource   string         `json:"dataSource"`
-	Topic        string         `json:"topic"`
-	State        string         `json:"state"`
-	Partitions   []int32        `json:"partitions"`
-	Groups       []GroupStatus  `json:"groups"`
-	Committed    domain.Offsets `json:"committedOffsets"`
-	Latest       domain.Offsets `json:"latestOffsets"`
-	Lag          int64          `json:"aggregateLag"`
-	Published    PublishTotals  `json:"published"`
-	RecentErrors []ErrorRecord  `json:"recentErrors"`
+	ID         string `json:"id"`
+	DataSource string `json:"dataSource"`
+	Topic      string `json:"topic"`
+	State      string `json:"state"`
+	// DetailedState says more: e.g. LOST_CONTACT_WITH_STREAM, SUSPENDING,
+	// APPLYING_SPEC.
+	DetailedState string         `json:"detailedState"`
+	Spec          domain.Spec    `json:"spec"`
+	PendingSpec   bool           `json:"pendingSpec,omitempty"`
+	Partitions    []int32        `json:"partitions"`
+	Groups        []GroupStatus  `json:"groups"`
+	Committed     domain.Offsets `json:"committedOffsets"`
+	// Current is how far the groups have read (not all of it published).
+	Current domain.Offsets `json:"currentOffsets"`
+	Latest  domain.Offsets `json:"latestOffsets"`
+	// PartitionLag is latest minus committed or, before a partition's first
+	// publish, minus where reading started.
+	PartitionLag map[int32]int64 `json:"partitionLag"`
+	Lag          int64           `json:"aggregateLag"`
+	Read         ReadTotals      `json:"read"`
+	Published    PublishTotals   `json:"published"`
+	RecentErrors []ErrorRecord   `json:"recentErrors"`
 }
 
 // GroupStatus describes one task group.
 type GroupStatus struct {
-	Group      int               `json:"group"`
-	WorkflowID string            `json:"workflowId"`
-	Generation int               `json:"generation"`
-	Partitions []int32           `json:"partitions"`
-	Sequences  []domain.Sequence `json:"sequences"`
-	Running    bool              `json:"running"`
+	Group      int     `json:"group"`
+	WorkflowID string  `json:"workflowId"`
+	Generation int     `json:"generation"`
+	Partitions []int32 `json:"partitions"`
+	// Sequences are the open sequence and those publishing, with the rows
+	// read into each as last reported.
+	Sequences []SequenceStatus `json:"sequences"`
+	Running   bool             `json:"running"`
+	Failures  int              `json:"failures"`
+}
+
+// ReadTotals counts what the groups have read.
+type ReadTotals struct {
+	Records     int64 `json:"records"`
+	Rows        int64 `json:"rows"`
+	Unparseable int64 `json:"unparseable"`
+	ThrownAway  int64 `json:"thrownAway"`
 }
 
 // PublishTotals counts what a supervisor has published.

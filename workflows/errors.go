@@ -18,3 +18,9 @@ func errorMessage(err error) string {
 	}
 	return err.Error()
 }
+
+// isErrorType reports whether err carries an application error of that type.
+func isErrorType(err error, typ string) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == typ
+}

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
@@ -10,93 +12,149 @@ import (
 type supervisor struct {
 	spec domain.Spec
 	c    SupervisorCarry
+	// wake makes the loop reconcile now instead of at the end of the period.
+	wake workflow.Channel
+	// waiters are the checkpoint updates waiting for each group's answer.
+	waiters map[int][]*checkpointWaiter
+	// visible is the state last written to the search attributes.
+	visible string
 }
 
 // supervisorSignals are the channels a supervisor listens on.
 type supervisorSignals struct {
-	checkpoint, stop, request, published, finished workflow.ReceiveChannel
+	checkpoint, stop, suspend, resume      workflow.ReceiveChannel
+	request, declined, published, finished workflow.ReceiveChannel
+	progress                               workflow.ReceiveChannel
 }
 
 // SupervisorWorkflow runs one ingestion spec. It is the checkpoint
 // authority: a sequence boundary exists once this workflow recorded it. Every
-// period it rediscovers partitions and (re)starts task groups that are not
-// running; between periods it answers signals from users and groups.
+// period, or at once after an operation, it reconciles: rediscovers
+// partitions, (re)starts groups that should run, drains those that should
+// stop, applies a new spec once drained. Between reconciles it answers
+// signals from users and groups.
 func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
-	s := &supervisor{spec: in.Spec}
+	s := &supervisor{spec: in.Spec, wake: workflow.NewBufferedChannel(ctx, 1), waiters: map[int][]*checkpointWaiter{}}
 	if in.Carry != nil {
 		s.c = *in.Carry
+		s.visible = s.c.State
 	} else {
-		s.c = SupervisorCarry{State: StatePending, Groups: map[int]*groupRecord{}}
+		s.c = SupervisorCarry{State: StatePending, Target: targetRun, Groups: map[int]*groupRecord{}}
 	}
-	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (SupervisorStatus, error) {
-		return s.status(), nil
-	}); err != nil {
+	if err := s.registerHandlers(ctx); err != nil {
 		return err
 	}
 	sig := supervisorSignals{
 		checkpoint: workflow.GetSignalChannel(ctx, SignalCheckpoint),
 		stop:       workflow.GetSignalChannel(ctx, SignalStop),
+		suspend:    workflow.GetSignalChannel(ctx, SignalSuspend),
+		resume:     workflow.GetSignalChannel(ctx, SignalResume),
 		request:    workflow.GetSignalChannel(ctx, SignalCheckpointRequest),
+		declined:   workflow.GetSignalChannel(ctx, SignalCheckpointDeclined),
 		published:  workflow.GetSignalChannel(ctx, SignalSequencePublished),
 		finished:   workflow.GetSignalChannel(ctx, SignalGroupFinished),
+		progress:   workflow.GetSignalChannel(ctx, SignalProgress),
 	}
 	for {
 		s.reconcile(ctx)
+		s.publishVisibility(ctx)
 		if s.stopped() {
-			s.c.State = StateStopped
-			return nil
+			return s.complete(ctx)
 		}
 		s.waitPeriod(ctx, sig)
 		if s.stopped() {
-			s.c.State = StateStopped
-			return nil
+			return s.complete(ctx)
 		}
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			s.drain(ctx, sig)
-			carry := s.c
-			return workflow.NewContinueAsNewError(ctx, SupervisorWorkflowName, SupervisorInput{Spec: s.spec, Carry: &carry})
+			return s.continueAsNew(ctx, sig)
 		}
 	}
 }
 
-// waitPeriod handles signals until the period passes, or until a stop
-// completes.
+func (s *supervisor) complete(ctx workflow.Context) error {
+	s.c.State, s.c.DetailedState = StateStopped, StateStopped
+	s.publishVisibility(ctx)
+	// Answer the updates still waiting before the run closes.
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	return nil
+}
+
+// continueAsNew hands the state to a fresh run once every buffered signal is
+// handled and no update handler is still running.
+func (s *supervisor) continueAsNew(ctx workflow.Context, sig supervisorSignals) error {
+	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	s.drain(ctx, sig)
+	carry := s.c
+	return workflow.NewContinueAsNewError(ctx, SupervisorWorkflowName, SupervisorInput{Spec: s.spec, Carry: &carry})
+}
+
+// waitPeriod handles signals until the period passes, something asks for a
+// reconcile, or a drain completes.
 func (s *supervisor) waitPeriod(ctx workflow.Context, sig supervisorSignals) {
 	tctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	timer := workflow.NewTimer(tctx, s.spec.IOConfig.Period.D())
-	for fired := false; !fired && !s.stopped(); {
+	wasDrained := s.drained()
+	for done := false; !done; {
 		sel := workflow.NewSelector(ctx)
-		sel.AddFuture(timer, func(workflow.Future) { fired = true })
+		sel.AddFuture(timer, func(workflow.Future) { done = true })
+		sel.AddReceive(s.wake, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, nil)
+			done = true
+		})
 		s.addSignals(ctx, sel, sig)
 		sel.Select(ctx)
+		if !wasDrained && s.drained() {
+			done = true // apply a spec, suspend or stop without waiting
+		}
 	}
 }
+
+// poke asks the loop to reconcile now.
+func (s *supervisor) poke() { s.wake.SendAsync(true) }
 
 func (s *supervisor) addSignals(ctx workflow.Context, sel workflow.Selector, sig supervisorSignals) {
 	sel.AddReceive(sig.checkpoint, func(c workflow.ReceiveChannel, _ bool) {
 		var m CheckpointSignal
 		c.Receive(ctx, &m)
-		s.onCheckpoint(ctx, m)
+		s.checkpoint(ctx, m)
 	})
 	sel.AddReceive(sig.stop, func(c workflow.ReceiveChannel, _ bool) {
 		c.Receive(ctx, nil)
-		s.onStop(ctx)
+		s.setTarget(targetStop)
+	})
+	sel.AddReceive(sig.suspend, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		s.setTarget(targetSuspend)
+	})
+	sel.AddReceive(sig.resume, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		s.setTarget(targetRun)
 	})
 	sel.AddReceive(sig.request, func(c workflow.ReceiveChannel, _ bool) {
 		var m CheckpointRequest
 		c.Receive(ctx, &m)
 		s.onCheckpointRequest(ctx, m)
 	})
+	sel.AddReceive(sig.declined, func(c workflow.ReceiveChannel, _ bool) {
+		var m CheckpointDeclined
+		c.Receive(ctx, &m)
+		s.onCheckpointDeclined(m)
+	})
 	sel.AddReceive(sig.published, func(c workflow.ReceiveChannel, _ bool) {
 		var m SequencePublished
 		c.Receive(ctx, &m)
-		s.onSequencePublished(m)
+		s.onSequencePublished(ctx, m)
 	})
 	sel.AddReceive(sig.finished, func(c workflow.ReceiveChannel, _ bool) {
 		var m GroupFinished
 		c.Receive(ctx, &m)
 		s.onGroupFinished(m)
+	})
+	sel.AddReceive(sig.progress, func(c workflow.ReceiveChannel, _ bool) {
+		var m GroupProgress
+		c.Receive(ctx, &m)
+		s.onProgress(ctx, m)
 	})
 }
 
@@ -112,9 +170,15 @@ func (s *supervisor) drain(ctx workflow.Context, sig supervisorSignals) {
 	}
 }
 
-// stopped: a stop was asked and every group finished.
-func (s *supervisor) stopped() bool {
-	if !s.c.Stopping {
+// draining: groups must close, publish and finish (a stop, a suspend, or a
+// spec waiting to apply).
+func (s *supervisor) draining() bool {
+	return s.c.Target != targetRun || s.c.PendingSpec != nil
+}
+
+// drained: draining, and every group has finished.
+func (s *supervisor) drained() bool {
+	if !s.draining() {
 		return false
 	}
 	for _, g := range s.c.Groups {
@@ -125,6 +189,11 @@ func (s *supervisor) stopped() bool {
 	return true
 }
 
+// stopped: a stop was asked and every group finished.
+func (s *supervisor) stopped() bool {
+	return s.c.Target == targetStop && s.drained()
+}
+
 func (s *supervisor) recordError(ctx workflow.Context, msg string) {
 	workflow.GetLogger(ctx).Warn("supervisor error", "error", msg)
 	s.c.RecentErrors = append(s.c.RecentErrors, ErrorRecord{Time: workflow.Now(ctx), Message: msg})
@@ -132,3 +201,6 @@ func (s *supervisor) recordError(ctx workflow.Context, msg string) {
 		s.c.RecentErrors = s.c.RecentErrors[n-maxRecentErrors:]
 	}
 }
+
+// now is workflow time; a helper so handlers read alike.
+func now(ctx workflow.Context) time.Time { return workflow.Now(ctx) }

@@ -3,55 +3,85 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"slices"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
 	"handoff/internal/protocol"
 )
 
-// reconcile brings the groups in line with the topic: it rediscovers
-// partitions and latest offsets, lays out groups on first run, and starts
-// every group that is not running.
+// reconcile brings the groups in line with the topic and with what the user
+// asked: it rediscovers partitions, lays out groups on first run, gives new
+// partitions to their groups, notices groups that stopped running, then
+// either starts and rolls over groups or drains them, and applies a pending
+// spec once drained.
 func (s *supervisor) reconcile(ctx workflow.Context) {
-	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
-	var disc protocol.DiscoverResult
-	err := workflow.ExecuteActivity(actx, protocol.ActivityDiscover, protocol.DiscoverInput{Topic: s.spec.IOConfig.Topic}).Get(ctx, &disc)
-	if err != nil {
-		s.unhealthy(ctx, err)
-		return
-	}
-	s.c.Partitions, s.c.Latest = disc.Partitions, disc.Latest
-	if len(s.c.Groups) == 0 {
-		if err := s.layOutGroups(ctx); err != nil {
-			s.unhealthy(ctx, err)
-			return
+	if !s.c.SpecRecorded {
+		if _, err := s.recordSpec(ctx, s.spec); err != nil {
+			s.recordError(ctx, "record the spec: "+errorMessage(err))
+		} else {
+			s.c.SpecRecorded = true
 		}
+	}
+	if err := s.discover(ctx); err != nil {
+		s.unhealthy(ctx, err)
+		s.settleDrain(ctx) // groups may finish without Kafka
+		return
 	}
 	if err := s.refreshRunning(ctx); err != nil {
 		s.unhealthy(ctx, err)
 		return
 	}
-	for _, g := range s.sortedGroups() {
-		rec := s.c.Groups[g]
-		if rec.Running || rec.Finished {
-			continue
-		}
-		if err := s.startGroup(ctx, g, rec); err != nil {
-			s.recordError(ctx, fmt.Sprintf("start group %d: %s", g, errorMessage(err)))
+	if s.draining() {
+		s.drainGroups(ctx)
+		s.settleDrain(ctx)
+	} else {
+		s.startGroups(ctx)
+		s.rollOver(ctx)
+	}
+	s.updateState(ctx)
+}
+
+// discover refreshes partitions and latest offsets, lays out the groups the
+// first time and hands new partitions to their groups.
+func (s *supervisor) discover(ctx workflow.Context) error {
+	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
+	var disc protocol.DiscoverResult
+	err := workflow.ExecuteActivity(actx, protocol.ActivityDiscover, protocol.DiscoverInput{Topic: s.spec.IOConfig.Topic}).Get(ctx, &disc)
+	if err != nil {
+		return err
+	}
+	s.c.Connected, s.c.Latest = true, disc.Latest
+	if len(s.c.Groups) == 0 {
+		s.c.Partitions = disc.Partitions
+		return s.layOutGroups(ctx)
+	}
+	var added []int32
+	for _, p := range disc.Partitions {
+		if !slices.Contains(s.c.Partitions, p) {
+			added = append(added, p)
 		}
 	}
-	if !s.c.Stopping {
-		s.c.State = StateRunning
+	if len(added) == 0 {
+		return nil
 	}
+	return s.addPartitions(ctx, added)
 }
 
 func (s *supervisor) unhealthy(ctx workflow.Context, err error) {
 	s.recordError(ctx, errorMessage(err))
-	if !s.c.Stopping {
-		s.c.State = StateUnhealthySupervisor
+	if s.draining() {
+		return
+	}
+	s.c.State = StateUnhealthySupervisor
+	switch {
+	case isErrorType(err, domain.ErrTopicNotFound):
+		s.c.DetailedState = "TOPIC_NOT_FOUND"
+	case s.c.Connected:
+		s.c.DetailedState = "LOST_CONTACT_WITH_STREAM"
+	default:
+		s.c.DetailedState = "UNABLE_TO_CONNECT_TO_STREAM"
 	}
 }
 
@@ -65,14 +95,23 @@ func (s *supervisor) startOffsets(ctx workflow.Context) (protocol.StartOffsetsRe
 	return res, err
 }
 
-// layOutGroups assigns partitions to groups and opens each group's first
-// sequence where Postgres (or, on first run, Kafka) says to start.
+func (s *supervisor) recordSpec(ctx workflow.Context, spec domain.Spec) (protocol.RecordSpecResult, error) {
+	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
+	var res protocol.RecordSpecResult
+	err := workflow.ExecuteActivity(actx, protocol.ActivityRecordSpec, protocol.RecordSpecInput{SupervisorID: spec.ID, Spec: spec}).Get(ctx, &res)
+	return res, err
+}
+
+// layOutGroups assigns partitions to groups (p % taskCount) and opens each
+// group's first sequence where Postgres (or, on first run, Kafka) says to
+// start. Sequence ids continue after the highest one ever published.
 func (s *supervisor) layOutGroups(ctx workflow.Context) error {
 	res, err := s.startOffsets(ctx)
 	if err != nil {
 		return err
 	}
 	s.c.Committed = res.Committed
+	s.c.Groups = map[int]*groupRecord{}
 	for g, parts := range groupPartitions(s.c.Partitions, s.spec.IOConfig.TaskCount) {
 		next := res.NextSequenceIDs[g]
 		s.c.Groups[g] = &groupRecord{
@@ -84,11 +123,50 @@ func (s *supervisor) layOutGroups(ctx workflow.Context) error {
 	return nil
 }
 
-// refreshRunning asks Temporal which started groups still run.
+// addPartitions gives partitions that appeared to their groups: a running
+// group reads them into its open sequence from where Postgres or Kafka
+// says; a group that did not exist is created.
+func (s *supervisor) addPartitions(ctx workflow.Context, added []int32) error {
+	res, err := s.startOffsets(ctx)
+	if err != nil {
+		return err
+	}
+	for g, parts := range groupPartitions(added, s.spec.IOConfig.TaskCount) {
+		start := subset(res.Offsets, parts)
+		rec, ok := s.c.Groups[g]
+		if !ok {
+			next := res.NextSequenceIDs[g]
+			s.c.Groups[g] = &groupRecord{
+				Partitions: parts, Sequences: []domain.Sequence{{ID: next, Start: start}}, NextSequenceID: next + 1,
+				Finished: s.draining(),
+			}
+			continue
+		}
+		rec.Partitions = append(rec.Partitions, parts...)
+		slices.Sort(rec.Partitions)
+		open := rec.open()
+		if open == nil {
+			continue // the next start reads them from the committed offsets
+		}
+		for p, o := range start {
+			open.Start[p] = o
+		}
+		if rec.Running {
+			s.signalGroup(ctx, g, SignalAddPartitions, AddPartitions{SequenceID: open.ID, Offsets: start})
+		}
+	}
+	s.c.Partitions = append(s.c.Partitions, added...)
+	slices.Sort(s.c.Partitions)
+	s.recordError(ctx, fmt.Sprintf("new partitions %v joined their groups", added))
+	return nil
+}
+
+// refreshRunning asks Temporal which started groups still run, and counts
+// the ones that ended on their own as failures.
 func (s *supervisor) refreshRunning(ctx workflow.Context) error {
 	var ids []string
 	for _, g := range s.sortedGroups() {
-		if s.c.Groups[g].Generation > 0 && !s.c.Groups[g].Finished {
+		if s.c.Groups[g].Running {
 			ids = append(ids, TaskGroupWorkflowID(s.spec.ID, g))
 		}
 	}
@@ -102,25 +180,51 @@ func (s *supervisor) refreshRunning(ctx workflow.Context) error {
 	}
 	for _, g := range s.sortedGroups() {
 		rec := s.c.Groups[g]
-		running, asked := res.Running[TaskGroupWorkflowID(s.spec.ID, g)]
-		if asked && rec.Running && !running {
-			s.recordError(ctx, fmt.Sprintf("group %d (generation %d) is not running; restarting it from the committed offsets", g, rec.Generation))
-			if s.c.Stopping && !hasClosed(rec) {
-				rec.Finished = true
-			}
+		id := TaskGroupWorkflowID(s.spec.ID, g)
+		if running, asked := res.Running[id]; !asked || running || !rec.Running {
+			continue
 		}
-		if asked {
-			rec.Running = running
-		}
+		rec.Running, rec.RollingTo = false, 0
+		rec.Failures++
+		rec.RetryAt = now(ctx).Add(restartBackoff(rec.Failures))
+		closed := res.Closed[id]
+		msg := fmt.Sprintf("group %d (generation %d) %s", g, rec.Generation, describeClosed(closed))
+		s.recordError(ctx, msg+fmt.Sprintf("; restarting it from the committed offsets in %s", restartBackoff(rec.Failures)))
+		s.resolve(g, GroupCheckpointResult{Outcome: CheckpointNotRunning})
 	}
 	return nil
+}
+
+func describeClosed(c protocol.GroupClosed) string {
+	switch {
+	case c.Failure != "":
+		return "failed: " + c.Failure
+	case c.Status != "":
+		return "ended: " + c.Status
+	}
+	return "is not running"
+}
+
+// startGroups starts every group that should run and is not running, once
+// its back-off has passed.
+func (s *supervisor) startGroups(ctx workflow.Context) {
+	for _, g := range s.sortedGroups() {
+		rec := s.c.Groups[g]
+		if rec.Running || now(ctx).Before(rec.RetryAt) {
+			continue
+		}
+		rec.Finished, rec.StopSent = false, false
+		if err := s.startGroup(ctx, g, rec, false); err != nil {
+			s.recordError(ctx, fmt.Sprintf("start group %d: %s", g, errorMessage(err)))
+		}
+	}
 }
 
 // startGroup starts the group's next generation. A restarted group resumes
 // from the committed offsets and keeps the checkpoints of its unpublished
 // sequences, so re-read sequences publish under the same names.
-func (s *supervisor) startGroup(ctx workflow.Context, g int, rec *groupRecord) error {
-	if rec.Generation > 0 {
+func (s *supervisor) startGroup(ctx workflow.Context, g int, rec *groupRecord, stopping bool) error {
+	if rec.Generation > 0 || len(rec.Sequences) == 0 {
 		res, err := s.startOffsets(ctx)
 		if err != nil {
 			return err
@@ -128,26 +232,21 @@ func (s *supervisor) startGroup(ctx workflow.Context, g int, rec *groupRecord) e
 		s.c.Committed = res.Committed
 		restoreSequences(rec, subset(res.Offsets, rec.Partitions), res.NextSequenceIDs[g])
 	}
-	rec.Generation++
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:            TaskGroupWorkflowID(s.spec.ID, g),
-		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	})
+	s.c.Generations++
+	rec.Generation, rec.RollingTo, rec.StartedAt = s.c.Generations, 0, now(ctx)
 	in := TaskGroupInput{
 		Spec: s.spec, Group: g, Generation: rec.Generation, Partitions: rec.Partitions,
-		Sequences: rec.Sequences, Stopping: s.c.Stopping,
+		Sequences: rec.Sequences, Stopping: stopping,
 	}
-	err := workflow.ExecuteChildWorkflow(cctx, TaskGroupWorkflowName, in).GetChildWorkflowExecution().Get(ctx, nil)
-	var started *temporal.ChildWorkflowExecutionAlreadyStartedError
-	if errors.As(err, &started) {
-		rec.Running = true // an earlier generation still runs; find out next period
+	id := TaskGroupWorkflowID(s.spec.ID, g)
+	if err := startChild(ctx, id, in); err != nil {
+		if errors.Is(err, errStillRunning) {
+			// A run we lost track of: end it, and start afresh next period.
+			s.terminate(ctx, []string{id}, "replaced: the supervisor lost track of this run")
+		}
 		return err
 	}
-	if err != nil {
-		return err
-	}
-	rec.Running = true
+	rec.Running, rec.StopSent = true, stopping
 	return nil
 }
 
@@ -160,9 +259,40 @@ func restoreSequences(rec *groupRecord, start domain.Offsets, nextID int) {
 	for len(rec.Sequences) > 0 && !rec.Sequences[0].Open() && start.Reached(rec.Sequences[0].End) {
 		rec.Sequences = rec.Sequences[1:]
 	}
-	if len(rec.Sequences) > 0 && rec.Sequences[0].Start.Equal(start) {
-		return
+	if len(rec.Sequences) > 0 {
+		first := rec.Sequences[0]
+		if subset(start, first.Start.Partitions()).Equal(first.Start) {
+			return
+		}
 	}
 	rec.Sequences = []domain.Sequence{{ID: rec.NextSequenceID, Start: start}}
 	rec.NextSequenceID++
+}
+
+// rollOver asks each group whose generation is older than taskDuration to
+// close its open sequence and go on as a new generation.
+func (s *supervisor) rollOver(ctx workflow.Context) {
+	d := s.spec.IOConfig.TaskDuration.D()
+	if d <= 0 {
+		return
+	}
+	for _, g := range s.sortedGroups() {
+		rec := s.c.Groups[g]
+		if !rec.Running || rec.RollingTo != 0 || now(ctx).Sub(rec.StartedAt) < d {
+			continue
+		}
+		s.c.Generations++
+		rec.RollingTo = s.c.Generations
+		s.signalGroup(ctx, g, SignalRollover, Rollover{Generation: rec.RollingTo})
+	}
+}
+
+// terminate ends task-group workflows at once; a failure is recorded too.
+func (s *supervisor) terminate(ctx workflow.Context, ids []string, reason string) error {
+	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
+	err := workflow.ExecuteActivity(actx, protocol.ActivityTerminateGroups, protocol.TerminateGroupsInput{WorkflowIDs: ids, Reason: reason}).Get(ctx, nil)
+	if err != nil {
+		s.recordError(ctx, fmt.Sprintf("end %v: %s", ids, errorMessage(err)))
+	}
+	return err
 }

@@ -16,44 +16,50 @@ func (s *supervisor) signalGroup(ctx workflow.Context, group int, name string, a
 	}
 }
 
-func (s *supervisor) onCheckpoint(ctx workflow.Context, m CheckpointSignal) {
+// setTarget records what the user wants and reconciles at once. A stop
+// overrides a suspend; a resume clears both only if not stopping.
+func (s *supervisor) setTarget(target string) {
+	if s.c.Target == targetStop {
+		return
+	}
+	s.c.Target = target
+	s.poke()
+}
+
+// checkpoint asks the listed groups (all when none) to close their open
+// sequences, and returns a waiter per running group.
+func (s *supervisor) checkpoint(ctx workflow.Context, m CheckpointSignal) []*checkpointWaiter {
+	var out []*checkpointWaiter
 	for _, g := range s.sortedGroups() {
 		if len(m.Groups) > 0 && !slices.Contains(m.Groups, g) {
 			continue
 		}
-		if s.c.Groups[g].Running {
-			s.signalGroup(ctx, g, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
+		w := &checkpointWaiter{result: GroupCheckpointResult{Group: g, Outcome: CheckpointNotRunning}}
+		out = append(out, w)
+		if !s.c.Groups[g].Running {
+			w.done = true
+			continue
 		}
+		s.waiters[g] = append(s.waiters[g], w)
+		s.signalGroup(ctx, g, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
 	}
+	return out
 }
 
-func (s *supervisor) onStop(ctx workflow.Context) {
-	if s.c.Stopping {
-		return
+// resolve answers every checkpoint waiting on group g.
+func (s *supervisor) resolve(g int, r GroupCheckpointResult) {
+	for _, w := range s.waiters[g] {
+		w.result, w.done = r, true
+		w.result.Group = g
 	}
-	s.c.Stopping, s.c.State = true, StateStopping
-	for _, g := range s.sortedGroups() {
-		rec := s.c.Groups[g]
-		switch {
-		case rec.Running:
-			s.signalGroup(ctx, g, SignalGroupStop, nil)
-		case !hasClosed(rec):
-			// Not running and nothing recorded to publish: what it had read
-			// is not committed and will be read again by the next run.
-			rec.Finished = true
-		}
-	}
-}
-
-func hasClosed(rec *groupRecord) bool {
-	return slices.ContainsFunc(rec.Sequences, func(q domain.Sequence) bool { return !q.Open() })
+	delete(s.waiters, g)
 }
 
 // onCheckpointRequest records a sequence boundary and answers the group.
 // A repeated request for a sequence already closed gets the same answer.
 func (s *supervisor) onCheckpointRequest(ctx workflow.Context, m CheckpointRequest) {
 	rec, ok := s.c.Groups[m.Group]
-	if !ok || rec.Generation != m.Generation {
+	if !ok || !rec.knows(m.Generation) {
 		return // from a generation that was replaced
 	}
 	seq := rec.sequence(m.SequenceID)
@@ -72,21 +78,30 @@ func (s *supervisor) onCheckpointRequest(ctx workflow.Context, m CheckpointReque
 			next = rec.Sequences[i+1].ID
 		}
 	}
-	// seq may have moved when Sequences grew; look it up again.
-	seq = rec.sequence(m.SequenceID)
+	seq = rec.sequence(m.SequenceID) // Sequences may have grown
+	s.resolve(m.Group, GroupCheckpointResult{Outcome: CheckpointRecorded, SequenceID: seq.ID, End: seq.End})
 	s.signalGroup(ctx, m.Group, SignalSetEndOffsets, SetEndOffsets{SequenceID: m.SequenceID, End: seq.End, NextSequenceID: next})
 }
 
-func (s *supervisor) onSequencePublished(m SequencePublished) {
+func (s *supervisor) onCheckpointDeclined(m CheckpointDeclined) {
+	if rec, ok := s.c.Groups[m.Group]; ok && rec.knows(m.Generation) {
+		s.resolve(m.Group, GroupCheckpointResult{Outcome: CheckpointEmpty})
+	}
+}
+
+func (s *supervisor) onSequencePublished(ctx workflow.Context, m SequencePublished) {
 	rec, ok := s.c.Groups[m.Group]
 	if !ok {
 		return
 	}
+	s.confirmGeneration(ctx, rec, m.Generation)
 	before := len(rec.Sequences)
 	rec.Sequences = slices.DeleteFunc(rec.Sequences, func(q domain.Sequence) bool { return q.ID == m.SequenceID })
 	if len(rec.Sequences) == before {
 		return // already counted
 	}
+	delete(rec.SequenceRows, m.SequenceID)
+	rec.Failures = 0
 	if s.c.Committed == nil {
 		s.c.Committed = domain.Offsets{}
 	}
@@ -99,8 +114,35 @@ func (s *supervisor) onSequencePublished(m SequencePublished) {
 }
 
 func (s *supervisor) onGroupFinished(m GroupFinished) {
-	if rec, ok := s.c.Groups[m.Group]; ok && rec.Generation == m.Generation {
-		rec.Finished, rec.Running = true, false
+	if rec, ok := s.c.Groups[m.Group]; ok && rec.knows(m.Generation) {
+		rec.Finished, rec.Running, rec.RollingTo = true, false, 0
+		s.resolve(m.Group, GroupCheckpointResult{Outcome: CheckpointNotRunning})
+	}
+}
+
+func (s *supervisor) onProgress(ctx workflow.Context, m GroupProgress) {
+	rec, ok := s.c.Groups[m.Group]
+	if !ok || !rec.knows(m.Generation) {
+		return
+	}
+	s.confirmGeneration(ctx, rec, m.Generation)
+	if s.c.Current == nil {
+		s.c.Current = domain.Offsets{}
+	}
+	for p, o := range m.Position {
+		s.c.Current[p] = o
+	}
+	s.c.Read.Records += m.Records
+	s.c.Read.Rows += m.Rows
+	s.c.Read.Unparseable += m.Unparseable
+	s.c.Read.ThrownAway += m.ThrownAway
+	rec.SequenceRows = m.SequenceRows
+}
+
+// confirmGeneration completes a rollover once the new generation speaks.
+func (s *supervisor) confirmGeneration(ctx workflow.Context, rec *groupRecord, gen int) {
+	if rec.RollingTo != 0 && gen == rec.RollingTo {
+		rec.Generation, rec.RollingTo, rec.StartedAt = gen, 0, now(ctx)
 	}
 }
 

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"slices"
+	"time"
 
 	"handoff/internal/domain"
 )
@@ -9,16 +10,35 @@ import (
 // maxRecentErrors bounds the supervisor's ring of recent errors.
 const maxRecentErrors = 10
 
+// unhealthyAfterFailures is how many failures of one group in a row make the
+// supervisor UNHEALTHY_TASKS.
+const unhealthyAfterFailures = 3
+
+// What the user wants the supervisor to do.
+const (
+	targetRun     = "run"
+	targetSuspend = "suspend"
+	targetStop    = "stop"
+)
+
 // SupervisorCarry is the supervisor state carried across continue-as-new.
 type SupervisorCarry struct {
-	State        string               `json:"state"`
-	Stopping     bool                 `json:"stopping,omitempty"`
-	Partitions   []int32              `json:"partitions"`
-	Groups       map[int]*groupRecord `json:"groups"`
-	Committed    domain.Offsets       `json:"committed"`
-	Latest       domain.Offsets       `json:"latest"`
-	Published    PublishTotals        `json:"published"`
-	RecentErrors []ErrorRecord        `json:"recentErrors"`
+	State         string               `json:"state"`
+	DetailedState string               `json:"detailedState"`
+	Target        string               `json:"target"`
+	PendingSpec   *domain.Spec         `json:"pendingSpec,omitempty"`
+	SpecRecorded  bool                 `json:"specRecorded,omitempty"`
+	Connected     bool                 `json:"connected,omitempty"` // Kafka answered at least once
+	Partitions    []int32              `json:"partitions"`
+	Groups        map[int]*groupRecord `json:"groups"`
+	Generations   int                  `json:"generations"` // generations handed out, across groups
+	Committed     domain.Offsets       `json:"committed"`
+	Current       domain.Offsets       `json:"current"`
+	Latest        domain.Offsets       `json:"latest"`
+	Published     PublishTotals        `json:"published"`
+	Read          ReadTotals           `json:"read"`
+	IdleSince     time.Time            `json:"idleSince,omitempty"`
+	RecentErrors  []ErrorRecord        `json:"recentErrors"`
 }
 
 // groupRecord is what the supervisor knows of one task group. Its
@@ -27,10 +47,16 @@ type SupervisorCarry struct {
 type groupRecord struct {
 	Partitions     []int32           `json:"partitions"`
 	Generation     int               `json:"generation"`
+	RollingTo      int               `json:"rollingTo,omitempty"` // generation a rollover was asked for
+	StartedAt      time.Time         `json:"startedAt"`           // of the current generation
 	Sequences      []domain.Sequence `json:"sequences"`
+	SequenceRows   map[int]int64     `json:"sequenceRows,omitempty"`
 	NextSequenceID int               `json:"nextSequenceId"`
 	Running        bool              `json:"running"`
-	Finished       bool              `json:"finished,omitempty"`
+	StopSent       bool              `json:"stopSent,omitempty"` // this generation was told to stop
+	Finished       bool              `json:"finished,omitempty"` // completed after a stop
+	Failures       int               `json:"failures,omitempty"` // in a row
+	RetryAt        time.Time         `json:"retryAt,omitempty"`
 }
 
 // groupPartitions splits partitions over taskCount groups (p % taskCount);
@@ -57,6 +83,23 @@ func (r *groupRecord) sequence(id int) *domain.Sequence {
 	return nil
 }
 
+// open returns the open sequence, or nil.
+func (r *groupRecord) open() *domain.Sequence {
+	if n := len(r.Sequences); n > 0 && r.Sequences[n-1].Open() {
+		return &r.Sequences[n-1]
+	}
+	return nil
+}
+
+// knows reports whether a signal from generation gen is current.
+func (r *groupRecord) knows(gen int) bool {
+	return gen == r.Generation || (r.RollingTo != 0 && gen == r.RollingTo)
+}
+
+func hasClosed(rec *groupRecord) bool {
+	return slices.ContainsFunc(rec.Sequences, func(q domain.Sequence) bool { return !q.Open() })
+}
+
 func subset(o domain.Offsets, partitions []int32) domain.Offsets {
 	out := domain.Offsets{}
 	for _, p := range partitions {
@@ -65,4 +108,14 @@ func subset(o domain.Offsets, partitions []int32) domain.Offsets {
 		}
 	}
 	return out
+}
+
+// restartBackoff is how long a group waits before its next start after
+// failures failures in a row: 5s, 10s, 20s ... up to 5 minutes.
+func restartBackoff(failures int) time.Duration {
+	d := 5 * time.Second
+	for i := 1; i < failures && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
 }

@@ -1,7 +1,12 @@
 package workflows
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
 )
@@ -10,12 +15,32 @@ import (
 func (s *supervisor) status() SupervisorStatus {
 	st := SupervisorStatus{
 		ID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Topic,
-		State: s.c.State, Partitions: slices.Clone(s.c.Partitions),
-		Committed: s.c.Committed.Clone(), Latest: s.c.Latest.Clone(),
+		State: s.c.State, DetailedState: s.c.DetailedState, Spec: s.spec, PendingSpec: s.c.PendingSpec != nil,
+		Partitions: slices.Clone(s.c.Partitions),
+		Committed:  s.c.Committed.Clone(), Current: s.c.Current.Clone(), Latest: s.c.Latest.Clone(),
+		PartitionLag: s.partitionLag(), Read: s.c.Read,
 		Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
 	}
-	// Lag counts from the committed offset or, before the first publish,
-	// from where the group started reading.
+	for _, l := range st.PartitionLag {
+		st.Lag += l
+	}
+	for _, g := range s.sortedGroups() {
+		rec := s.c.Groups[g]
+		gs := GroupStatus{
+			Group: g, WorkflowID: TaskGroupWorkflowID(s.spec.ID, g), Generation: rec.Generation,
+			Partitions: rec.Partitions, Running: rec.Running, Failures: rec.Failures,
+		}
+		for _, q := range rec.Sequences {
+			gs.Sequences = append(gs.Sequences, SequenceStatus{Sequence: q, Rows: rec.SequenceRows[q.ID]})
+		}
+		st.Groups = append(st.Groups, gs)
+	}
+	return st
+}
+
+// partitionLag is latest minus committed or, before a partition's first
+// publish, minus where its group started reading.
+func (s *supervisor) partitionLag() map[int32]int64 {
 	base := domain.Offsets{}
 	for _, rec := range s.c.Groups {
 		if len(rec.Sequences) > 0 {
@@ -27,17 +52,58 @@ func (s *supervisor) status() SupervisorStatus {
 	for p, o := range s.c.Committed {
 		base[p] = o
 	}
+	lag := map[int32]int64{}
 	for p, latest := range s.c.Latest {
-		if b, ok := base[p]; ok && latest > b {
-			st.Lag += latest - b
+		if b, ok := base[p]; ok {
+			lag[p] = max(latest-b, 0)
 		}
 	}
-	for _, g := range s.sortedGroups() {
-		rec := s.c.Groups[g]
-		st.Groups = append(st.Groups, GroupStatus{
-			Group: g, WorkflowID: TaskGroupWorkflowID(s.spec.ID, g), Generation: rec.Generation,
-			Partitions: rec.Partitions, Sequences: slices.Clone(rec.Sequences), Running: rec.Running,
-		})
+	return lag
+}
+
+// Search attribute keys the supervisor keeps current.
+var (
+	saSupervisor = temporal.NewSearchAttributeKeyKeyword(SearchAttributeSupervisor)
+	saDataSource = temporal.NewSearchAttributeKeyKeyword(SearchAttributeDataSource)
+	saTopic      = temporal.NewSearchAttributeKeyKeyword(SearchAttributeTopic)
+	saState      = temporal.NewSearchAttributeKeyKeyword(SearchAttributeState)
+)
+
+// publishVisibility shows progress in the Temporal UI without a query: the
+// search attributes when the state changed, and the current details.
+func (s *supervisor) publishVisibility(ctx workflow.Context) {
+	if s.c.State != s.visible {
+		err := workflow.UpsertTypedSearchAttributes(ctx,
+			saSupervisor.ValueSet(s.spec.ID), saDataSource.ValueSet(s.spec.DataSchema.DataSource),
+			saTopic.ValueSet(s.spec.IOConfig.Topic), saState.ValueSet(s.c.State))
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("upsert search attributes", "error", err)
+		}
+		s.visible = s.c.State
 	}
-	return st
+	workflow.SetCurrentDetails(ctx, s.details())
+}
+
+// details is a short markdown summary for the Temporal UI.
+func (s *supervisor) details() string {
+	st := s.status()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** (%s) · topic `%s` → datasource `%s` · lag %d\n\n", st.State, st.DetailedState, st.Topic, st.DataSource, st.Lag)
+	fmt.Fprintf(&b, "| group | gen | partitions | open sequence | rows | publishing |\n|---|---|---|---|---|---|\n")
+	for _, g := range st.Groups {
+		open, rows, publishing := "-", int64(0), 0
+		for _, q := range g.Sequences {
+			if q.Open() {
+				open, rows = fmt.Sprintf("s%d from %s", q.ID, q.Start), q.Rows
+			} else {
+				publishing++
+			}
+		}
+		fmt.Fprintf(&b, "| %d | %d | %v | %s | %d | %d |\n", g.Group, g.Generation, g.Partitions, open, rows, publishing)
+	}
+	fmt.Fprintf(&b, "\npublished: %d sequences, %d segments, %d rows", st.Published.Sequences, st.Published.Segments, st.Published.Rows)
+	if n := len(st.RecentErrors); n > 0 {
+		fmt.Fprintf(&b, "\n\nlast error: %s", st.RecentErrors[n-1].Message)
+	}
+	return b.String()
 }

@@ -64,7 +64,7 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{0: 100, 2: 120}}},
 	}, byGroup[0])
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 1, Generation: 1, Partitions: []int32{1, 3},
+		Spec: spec, Group: 1, Generation: 2, Partitions: []int32{1, 3},
 		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{1: 110, 3: 130}}},
 	}, byGroup[1])
 
@@ -87,15 +87,15 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 	require.Len(t, running.Groups, 2)
 	require.Equal(t, GroupStatus{
 		Group: 0, WorkflowID: TaskGroupWorkflowID(spec.ID, 0), Generation: 1, Partitions: []int32{0, 2},
-		Sequences: []domain.Sequence{
-			{ID: 7, Start: domain.Offsets{0: 100, 2: 120}, End: domain.Offsets{0: 150, 2: 160}},
-			{ID: 8, Start: domain.Offsets{0: 150, 2: 160}},
+		Sequences: []SequenceStatus{
+			{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{0: 100, 2: 120}, End: domain.Offsets{0: 150, 2: 160}}},
+			{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{0: 150, 2: 160}}},
 		},
 		Running: true,
 	}, running.Groups[0], "one boundary recorded, one sequence opened")
 	require.Equal(t, GroupStatus{
-		Group: 1, WorkflowID: TaskGroupWorkflowID(spec.ID, 1), Generation: 1, Partitions: []int32{1, 3},
-		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{1: 110, 3: 130}}},
+		Group: 1, WorkflowID: TaskGroupWorkflowID(spec.ID, 1), Generation: 2, Partitions: []int32{1, 3},
+		Sequences: []SequenceStatus{{Sequence: domain.Sequence{ID: 0, Start: domain.Offsets{1: 110, 3: 130}}}},
 		Running:   true,
 	}, running.Groups[1])
 	require.Empty(t, running.RecentErrors)

@@ -1,12 +1,11 @@
 package workflows
 
 import (
-	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
-	"handoff/internal/protocol"
 )
 
 // maxPublishQueue bounds the closed sequences waiting to publish; past it
@@ -15,12 +14,13 @@ const maxPublishQueue = 2
 
 // taskGroup is the state of one TaskGroupWorkflow run.
 type taskGroup struct {
-	in        TaskGroupInput
-	seqs      []*groupSequence
-	pos       domain.Offsets // next offset to read per partition
-	wantClose string         // why the open sequence should close, "" if it should not
-	requested bool           // a checkpoint request awaits its set-end-offsets
-	stopping  bool
+	in         TaskGroupInput
+	seqs       []*groupSequence
+	pos        domain.Offsets // next offset to read per partition
+	wantClose  string         // why the open sequence should close, "" if it should not
+	requested  bool           // a checkpoint request awaits its set-end-offsets
+	stopping   bool
+	rolloverTo int // the generation a rollover goes on as, 0 if none
 
 	consuming  workflow.Future // in-flight Consume, or nil
 	consumeSeq int             // the sequence that Consume reads into
@@ -28,12 +28,21 @@ type taskGroup struct {
 	requestAt  workflow.Future // timer to re-send an unanswered request
 	err        error           // set when the group must fail
 	draining   bool            // continue-as-new is due: start no new activity
+
+	report       ReadTotals // read since the last progress report
+	lastReportAt time.Time
+}
+
+// groupSignals are the channels a task group listens on.
+type groupSignals struct {
+	checkpoint, stop, setEnd, addPartitions, rollover workflow.ReceiveChannel
 }
 
 // TaskGroupWorkflow consumes its partitions chunk by chunk into sequences,
 // asks the supervisor to close a sequence when a handoff trigger holds, and
 // publishes closed sequences in order. It completes after a stop once every
-// sequence that has data is published.
+// sequence that has data is published; it goes on as a new generation after
+// a rollover, publishing the old generation's sequences in the new run.
 func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	g := newTaskGroup(ctx, in)
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
@@ -41,15 +50,24 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	}); err != nil {
 		return err
 	}
-	checkpointCh := workflow.GetSignalChannel(ctx, SignalGroupCheckpoint)
-	stopCh := workflow.GetSignalChannel(ctx, SignalGroupStop)
-	setEndCh := workflow.GetSignalChannel(ctx, SignalSetEndOffsets)
+	sig := groupSignals{
+		checkpoint:    workflow.GetSignalChannel(ctx, SignalGroupCheckpoint),
+		stop:          workflow.GetSignalChannel(ctx, SignalGroupStop),
+		setEnd:        workflow.GetSignalChannel(ctx, SignalSetEndOffsets),
+		addPartitions: workflow.GetSignalChannel(ctx, SignalAddPartitions),
+		rollover:      workflow.GetSignalChannel(ctx, SignalRollover),
+	}
+	g.reportProgress(ctx) // also tells the supervisor which generation runs
 	for {
+		if g.rolledOver() {
+			g.drainSignals(ctx, sig)
+			return workflow.NewContinueAsNewError(ctx, TaskGroupWorkflowName, g.carry())
+		}
 		// When the history is long, start nothing new; once nothing is in
 		// flight, carry the state into a fresh run.
 		g.draining = workflow.GetInfo(ctx).GetContinueAsNewSuggested()
 		if g.draining && g.idle() {
-			g.drainSignals(checkpointCh, stopCh, setEndCh)
+			g.drainSignals(ctx, sig)
 			return workflow.NewContinueAsNewError(ctx, TaskGroupWorkflowName, g.carry())
 		}
 		g.plan(ctx)
@@ -60,20 +78,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 			return g.finish(ctx)
 		}
 		sel := workflow.NewSelector(ctx)
-		sel.AddReceive(checkpointCh, func(c workflow.ReceiveChannel, _ bool) {
-			var s GroupCheckpoint
-			c.Receive(ctx, &s)
-			g.onCheckpoint(s.Reason)
-		})
-		sel.AddReceive(stopCh, func(c workflow.ReceiveChannel, _ bool) {
-			c.Receive(ctx, nil)
-			g.onStop()
-		})
-		sel.AddReceive(setEndCh, func(c workflow.ReceiveChannel, _ bool) {
-			var s SetEndOffsets
-			c.Receive(ctx, &s)
-			g.onSetEnd(ctx, s)
-		})
+		g.addSignals(ctx, sel, sig)
 		if g.consuming != nil {
 			sel.AddFuture(g.consuming, func(f workflow.Future) { g.onConsumed(ctx, f) })
 		}
@@ -88,7 +93,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 }
 
 func newTaskGroup(ctx workflow.Context, in TaskGroupInput) *taskGroup {
-	g := &taskGroup{in: in, stopping: in.Stopping}
+	g := &taskGroup{in: in, stopping: in.Stopping, lastReportAt: workflow.Now(ctx)}
 	if c := in.Carry; c != nil {
 		for i := range c.Sequences {
 			g.seqs = append(g.seqs, &c.Sequences[i])
@@ -98,11 +103,16 @@ func newTaskGroup(ctx workflow.Context, in TaskGroupInput) *taskGroup {
 		return g
 	}
 	now := workflow.Now(ctx)
+	g.pos = domain.Offsets{}
 	for _, s := range in.Sequences {
 		g.seqs = append(g.seqs, &groupSequence{Sequence: s, OpenedAt: now})
-	}
-	if len(g.seqs) > 0 {
-		g.pos = g.seqs[0].Start.Clone()
+		// Reading starts where each partition first appears: a partition
+		// added later is only in the later sequences.
+		for p, o := range s.Start {
+			if _, ok := g.pos[p]; !ok {
+				g.pos[p] = o
+			}
+		}
 	}
 	if g.stopping {
 		g.wantClose = ReasonStop
@@ -119,184 +129,7 @@ func (g *taskGroup) open() *groupSequence {
 
 // progressed reports whether anything was read into the open sequence.
 func (g *taskGroup) progressed(s *groupSequence) bool {
-	return s != nil && g.pos.Reached(s.Start) && !g.pos.Equal(s.Start)
-}
-
-func (g *taskGroup) onCheckpoint(reason string) {
-	if reason == "" {
-		reason = ReasonUser
-	}
-	if g.wantClose == "" {
-		g.wantClose = reason
-	}
-}
-
-func (g *taskGroup) onStop() {
-	g.stopping = true
-	g.wantClose = ReasonStop
-}
-
-func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
-	open := g.open()
-	if open == nil || open.ID != s.SequenceID {
-		workflow.GetLogger(ctx).Warn("set-end-offsets for a sequence that is not open", "sequence", s.SequenceID)
-		return
-	}
-	open.End = s.End.Clone()
-	g.seqs = append(g.seqs, &groupSequence{
-		Sequence: domain.Sequence{ID: s.NextSequenceID, Start: s.End.Clone()},
-		OpenedAt: workflow.Now(ctx),
-	})
-	g.requested, g.requestAt = false, nil
-	if g.wantClose != ReasonStop {
-		g.wantClose = ""
-	}
-}
-
-// plan starts whatever the state calls for: a checkpoint request, a publish,
-// a consume. It never blocks.
-func (g *taskGroup) plan(ctx workflow.Context) {
-	if g.draining {
-		return
-	}
-	g.checkTriggers(ctx)
-	g.planRequest(ctx)
-	g.planPublish(ctx)
-	g.planConsume(ctx)
-}
-
-func (g *taskGroup) checkTriggers(ctx workflow.Context) {
-	open := g.open()
-	if open == nil || g.wantClose != "" || !g.progressed(open) {
-		return
-	}
-	tc := g.in.Spec.TuningConfig
-	switch {
-	case open.Rows >= tc.MaxRowsPerSegment:
-		g.wantClose = ReasonMaxRows
-	case tc.IntermediateHandoffPeriod > 0 && workflow.Now(ctx).Sub(open.OpenedAt) >= tc.IntermediateHandoffPeriod.D():
-		g.wantClose = ReasonHandoff
-	}
-}
-
-// planRequest asks the supervisor to close the open sequence at the current
-// position, once no consume is in flight (so the position is final).
-func (g *taskGroup) planRequest(ctx workflow.Context) {
-	open := g.open()
-	if g.wantClose == "" || g.requested || g.consuming != nil || open == nil || !g.pos.Reached(open.Start) {
-		return // nothing to close yet, or restored sequences are still being read
-	}
-	if !g.progressed(open) {
-		// An empty sequence is never published: nothing to close.
-		if g.wantClose != ReasonStop {
-			g.wantClose = ""
-		}
-		return
-	}
-	req := CheckpointRequest{
-		Group: g.in.Group, Generation: g.in.Generation, SequenceID: open.ID,
-		Offsets: g.pos.Clone(), Reason: g.wantClose,
-	}
-	err := workflow.SignalExternalWorkflow(ctx, SupervisorWorkflowID(g.in.Spec.ID), "", SignalCheckpointRequest, req).Get(ctx, nil)
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("checkpoint request not delivered", "error", err)
-	}
-	g.requested = true
-	g.requestAt = workflow.NewTimer(ctx, requestResendAfter)
-}
-
-// planPublish publishes the oldest closed sequence once it is fully read.
-// Publishes of one group commit in sequence order, one at a time.
-func (g *taskGroup) planPublish(ctx workflow.Context) {
-	if g.publishing != nil || len(g.seqs) == 0 {
-		return
-	}
-	s := g.seqs[0]
-	if s.Open() || !g.pos.Reached(s.End) {
-		return
-	}
-	actx := workflow.WithActivityOptions(ctx, publishOptions)
-	g.publishing = workflow.ExecuteActivity(actx, protocol.ActivityPublish, protocol.PublishInput{
-		Spec: g.in.Spec, Group: g.in.Group, SequenceID: s.ID,
-		Start: s.Start, End: s.End, StagingKeys: s.Chunks,
-	})
-}
-
-// planConsume reads the next chunk: into the first closed sequence not yet
-// read to its end, else into the open sequence unless the group waits for
-// an answer, is stopping, or has too many sequences waiting to publish.
-func (g *taskGroup) planConsume(ctx workflow.Context) {
-	if g.consuming != nil {
-		return
-	}
-	target, until := g.consumeTarget()
-	if target == nil {
-		return
-	}
-	actx := workflow.WithActivityOptions(ctx, consumeOptions)
-	g.consumeSeq = target.ID
-	g.consuming = workflow.ExecuteActivity(actx, protocol.ActivityConsume, protocol.ConsumeInput{
-		Spec: g.in.Spec, Group: g.in.Group,
-		SequenceName: domain.SequenceName(g.in.Spec.ID, g.in.Group, target.ID),
-		From:         g.pos.Clone(), Until: until,
-	})
-}
-
-func (g *taskGroup) consumeTarget() (*groupSequence, domain.Offsets) {
-	closed := 0
-	for _, s := range g.seqs {
-		if s.Open() {
-			break
-		}
-		if !g.pos.Reached(s.End) {
-			return s, s.End
-		}
-		closed++
-	}
-	open := g.open()
-	if open == nil || g.requested || g.stopping || g.wantClose != "" || closed >= maxPublishQueue {
-		return nil, nil
-	}
-	return open, nil
-}
-
-func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
-	g.consuming = nil
-	var res protocol.ConsumeResult
-	if err := f.Get(ctx, &res); err != nil {
-		g.err = fmt.Errorf("consume group %d: %w", g.in.Group, err)
-		return
-	}
-	for p, o := range res.To {
-		g.pos[p] = o
-	}
-	for _, s := range g.seqs {
-		if s.ID == g.consumeSeq {
-			if res.StagingKey != "" {
-				s.Chunks = append(s.Chunks, res.StagingKey)
-			}
-			s.Rows += res.Rows
-		}
-	}
-}
-
-func (g *taskGroup) onPublished(ctx workflow.Context, f workflow.Future) {
-	g.publishing = nil
-	var res protocol.PublishResult
-	if err := f.Get(ctx, &res); err != nil {
-		g.err = fmt.Errorf("publish group %d sequence %d: %w", g.in.Group, g.seqs[0].ID, err)
-		return
-	}
-	s := g.seqs[0]
-	g.seqs = g.seqs[1:]
-	msg := SequencePublished{
-		Group: g.in.Group, Generation: g.in.Generation, SequenceID: s.ID,
-		End: s.End, Segments: len(res.SegmentIDs), Rows: res.Rows,
-	}
-	err := workflow.SignalExternalWorkflow(ctx, SupervisorWorkflowID(g.in.Spec.ID), "", SignalSequencePublished, msg).Get(ctx, nil)
-	if err != nil {
-		workflow.GetLogger(ctx).Warn("sequence-published not delivered", "error", err)
-	}
+	return s != nil && g.pos.Reached(s.Start) && !subset(g.pos, s.Start.Partitions()).Equal(s.Start)
 }
 
 // finished: stopping, nothing in flight, and no sequence with data left.
@@ -313,6 +146,7 @@ func (g *taskGroup) finished() bool {
 }
 
 func (g *taskGroup) finish(ctx workflow.Context) error {
+	g.reportProgress(ctx)
 	msg := GroupFinished{Group: g.in.Group, Generation: g.in.Generation}
 	return workflow.SignalExternalWorkflow(ctx, SupervisorWorkflowID(g.in.Spec.ID), "", SignalGroupFinished, msg).Get(ctx, nil)
 }
@@ -322,37 +156,28 @@ func (g *taskGroup) idle() bool {
 	return g.consuming == nil && g.publishing == nil && !g.requested
 }
 
-func (g *taskGroup) drainSignals(checkpointCh, stopCh, setEndCh workflow.ReceiveChannel) {
-	for {
-		var s GroupCheckpoint
-		if !checkpointCh.ReceiveAsync(&s) {
-			break
-		}
-		g.onCheckpoint(s.Reason)
+// rolledOver: a rollover was asked and the open sequence is closed (or had
+// nothing to close). The closed ones publish in the next generation's run,
+// so in-flight publishes are not waited for.
+func (g *taskGroup) rolledOver() bool {
+	if g.rolloverTo == 0 || g.consuming != nil || g.requested || g.stopping {
+		return false
 	}
-	for stopCh.ReceiveAsync(nil) {
-		g.onStop()
-	}
-	// set-end-offsets only answers a request, and idle() means none is
-	// outstanding; a stray one is dropped with the run.
-	for setEndCh.ReceiveAsync(nil) {
-	}
+	return !g.progressed(g.open())
 }
 
 func (g *taskGroup) carry() TaskGroupInput {
 	in := g.in
+	if g.rolloverTo != 0 {
+		in.Generation = g.rolloverTo
+		if g.wantClose == ReasonTaskDuration {
+			g.wantClose = ""
+		}
+	}
 	c := &TaskGroupCarry{Position: g.pos, WantClose: g.wantClose, Requested: g.requested, Stopping: g.stopping}
 	for _, s := range g.seqs {
 		c.Sequences = append(c.Sequences, *s)
 	}
 	in.Carry = c
 	return in
-}
-
-func (g *taskGroup) status() TaskGroupStatus {
-	st := TaskGroupStatus{Group: g.in.Group, Generation: g.in.Generation, Position: g.pos.Clone(), Stopping: g.stopping}
-	for _, s := range g.seqs {
-		st.Sequences = append(st.Sequences, SequenceStatus{Sequence: s.Sequence, Rows: s.Rows, Chunks: len(s.Chunks)})
-	}
-	return st
 }

@@ -342,6 +342,9 @@ func newSupervisorHarness(t *testing.T, spec domain.Spec) *supervisorHarness {
 		h.startOffsCalls++
 		return h.startOffsets, nil
 	}, activity.RegisterOptions{Name: protocol.ActivityStartOffsets})
+	env.RegisterActivityWithOptions(func(_ context.Context, in protocol.RecordSpecInput) (protocol.RecordSpecResult, error) {
+		return protocol.RecordSpecResult{Recorded: true, Version: 1}, nil
+	}, activity.RegisterOptions{Name: protocol.ActivityRecordSpec})
 	env.RegisterActivityWithOptions(func(_ context.Context, in protocol.GroupStatesInput) (protocol.GroupStatesResult, error) {
 		h.mu.Lock()
 		defer h.mu.Unlock()

@@ -67,6 +67,11 @@ type IOConfig struct {
 	// Period is how often the supervisor rediscovers partitions and checks
 	// its groups. Default 30s.
 	Period Duration `json:"period,omitempty"`
+	// TaskDuration rolls each group over to a new generation this long
+	// after its generation started: the open sequence closes and the new
+	// generation reads on while the old sequences publish (zero: never).
+	// Default 0.
+	TaskDuration Duration `json:"taskDuration,omitempty"`
 }
 
 // TuningConfig bounds the work of each task group.
@@ -74,6 +79,9 @@ type TuningConfig struct {
 	// MaxRowsPerSegment closes a sequence once it holds this many rows.
 	// Default 5,000,000.
 	MaxRowsPerSegment int64 `json:"maxRowsPerSegment,omitempty"`
+	// MaxTotalRows closes a group's open sequence once the group holds this
+	// many unpublished rows across its sequences. Default 20,000,000.
+	MaxTotalRows int64 `json:"maxTotalRows,omitempty"`
 	// IntermediateHandoffPeriod closes a sequence this long after it opened
 	// (zero: never by age). Default 0.
 	IntermediateHandoffPeriod Duration `json:"intermediateHandoffPeriod,omitempty"`
@@ -89,6 +97,7 @@ const (
 	DefaultTaskCount          = 1
 	DefaultPeriod             = Duration(30e9)
 	DefaultMaxRowsPerSegment  = 5_000_000
+	DefaultMaxTotalRows       = 20_000_000
 	DefaultMaxRecordsPerChunk = 100_000
 	DefaultChunkPeriod        = Duration(1e9)
 )
@@ -143,6 +152,9 @@ func (s *Spec) ApplyDefaults() {
 	if t.MaxRowsPerSegment == 0 {
 		t.MaxRowsPerSegment = DefaultMaxRowsPerSegment
 	}
+	if t.MaxTotalRows == 0 {
+		t.MaxTotalRows = DefaultMaxTotalRows
+	}
 	if t.MaxRecordsPerChunk == 0 {
 		t.MaxRecordsPerChunk = DefaultMaxRecordsPerChunk
 	}
@@ -171,6 +183,7 @@ func (s Spec) Validate() error {
 		{s.IOConfig.Topic == "", "ioConfig.topic", "required: the Kafka topic to read"},
 		{s.IOConfig.TaskCount < 1, "ioConfig.taskCount", "want 1 or more"},
 		{s.TuningConfig.MaxRowsPerSegment < 1, "tuningConfig.maxRowsPerSegment", "want 1 or more"},
+		{s.TuningConfig.MaxTotalRows < 1, "tuningConfig.maxTotalRows", "want 1 or more"},
 		{s.TuningConfig.MaxRecordsPerChunk < 1, "tuningConfig.maxRecordsPerChunk", "want 1 or more"},
 	}
 	for _, c := range checks {

@@ -101,6 +101,7 @@ func TestParseSpecMinimalAppliesDefaults(t *testing.T) {
 		},
 		TuningConfig: domain.TuningConfig{
 			MaxRowsPerSegment:         5_000_000,
+			MaxTotalRows:              20_000_000,
 			IntermediateHandoffPeriod: 0,
 			MaxRecordsPerChunk:        100_000,
 			ChunkPeriod:               domain.Duration(time.Second),
@@ -139,6 +140,7 @@ func TestParseSpecFullKeepsEveryValue(t *testing.T) {
 		},
 		TuningConfig: domain.TuningConfig{
 			MaxRowsPerSegment:         1000,
+			MaxTotalRows:              domain.DefaultMaxTotalRows,
 			IntermediateHandoffPeriod: domain.Duration(10 * time.Minute),
 			MaxRecordsPerChunk:        500,
 			ChunkPeriod:               domain.Duration(2 * time.Second),

@@ -1,0 +1,167 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"handoff/internal/domain"
+	"handoff/internal/protocol"
+)
+
+// plan starts whatever the state calls for: a checkpoint request, a publish,
+// a consume. It never blocks on an activity.
+func (g *taskGroup) plan(ctx workflow.Context) {
+	if g.draining {
+		return
+	}
+	g.checkTriggers(ctx)
+	g.planRequest(ctx)
+	g.planPublish(ctx)
+	g.planConsume(ctx)
+}
+
+// checkTriggers closes the open sequence when it holds maxRowsPerSegment
+// rows, when the group holds maxTotalRows unpublished rows, or when it is
+// older than intermediateHandoffPeriod.
+func (g *taskGroup) checkTriggers(ctx workflow.Context) {
+	open := g.open()
+	if open == nil || g.wantClose != "" || !g.progressed(open) {
+		return
+	}
+	tc := g.in.Spec.TuningConfig
+	var total int64
+	for _, s := range g.seqs {
+		total += s.Rows
+	}
+	switch {
+	case open.Rows >= tc.MaxRowsPerSegment:
+		g.wantClose = ReasonMaxRows
+	case total >= tc.MaxTotalRows:
+		g.wantClose = ReasonMaxTotalRows
+	case tc.IntermediateHandoffPeriod > 0 && workflow.Now(ctx).Sub(open.OpenedAt) >= tc.IntermediateHandoffPeriod.D():
+		g.wantClose = ReasonHandoff
+	}
+}
+
+// planRequest asks the supervisor to close the open sequence at the current
+// position, once no consume is in flight (so the position is final).
+func (g *taskGroup) planRequest(ctx workflow.Context) {
+	open := g.open()
+	if g.wantClose == "" || g.requested || g.consuming != nil || open == nil || !g.pos.Reached(open.Start) {
+		return // nothing to close yet, or restored sequences are still being read
+	}
+	if !g.progressed(open) {
+		// An empty sequence is never published: nothing to close.
+		if g.wantClose == ReasonUser {
+			g.signalSupervisor(ctx, SignalCheckpointDeclined, CheckpointDeclined{Group: g.in.Group, Generation: g.in.Generation})
+		}
+		if g.wantClose != ReasonStop {
+			g.wantClose = ""
+		}
+		return
+	}
+	g.reportProgress(ctx)
+	g.signalSupervisor(ctx, SignalCheckpointRequest, CheckpointRequest{
+		Group: g.in.Group, Generation: g.in.Generation, SequenceID: open.ID,
+		Offsets: subset(g.pos, open.Start.Partitions()), Reason: g.wantClose,
+	})
+	g.requested = true
+	g.requestAt = workflow.NewTimer(ctx, requestResendAfter)
+}
+
+// planPublish publishes the oldest closed sequence once it is fully read.
+// Publishes of one group commit in sequence order, one at a time.
+func (g *taskGroup) planPublish(ctx workflow.Context) {
+	if g.publishing != nil || len(g.seqs) == 0 {
+		return
+	}
+	s := g.seqs[0]
+	if s.Open() || !g.pos.Reached(s.End) {
+		return
+	}
+	actx := workflow.WithActivityOptions(ctx, publishOptions)
+	g.publishing = workflow.ExecuteActivity(actx, protocol.ActivityPublish, protocol.PublishInput{
+		Spec: g.in.Spec, Group: g.in.Group, SequenceID: s.ID,
+		Start: s.Start, End: s.End, StagingKeys: s.Chunks,
+	})
+}
+
+// planConsume reads the next chunk: into the first closed sequence not yet
+// read to its end, else into the open sequence unless the group waits for
+// an answer, is closing it, or has too many sequences waiting to publish.
+func (g *taskGroup) planConsume(ctx workflow.Context) {
+	if g.consuming != nil {
+		return
+	}
+	target, until := g.consumeTarget()
+	if target == nil {
+		return
+	}
+	actx := workflow.WithActivityOptions(ctx, consumeOptions)
+	g.consumeSeq = target.ID
+	g.consuming = workflow.ExecuteActivity(actx, protocol.ActivityConsume, protocol.ConsumeInput{
+		Spec: g.in.Spec, Group: g.in.Group,
+		SequenceName: domain.SequenceName(g.in.Spec.ID, g.in.Group, target.ID),
+		From:         subset(g.pos, target.Start.Partitions()), Until: until,
+	})
+}
+
+func (g *taskGroup) consumeTarget() (*groupSequence, domain.Offsets) {
+	closed := 0
+	for _, s := range g.seqs {
+		if s.Open() {
+			break
+		}
+		if !g.pos.Reached(s.End) {
+			return s, s.End
+		}
+		closed++
+	}
+	open := g.open()
+	if open == nil || g.requested || g.stopping || g.wantClose != "" || g.rolloverTo != 0 || closed >= maxPublishQueue {
+		return nil, nil
+	}
+	return open, nil
+}
+
+func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
+	g.consuming = nil
+	var res protocol.ConsumeResult
+	if err := f.Get(ctx, &res); err != nil {
+		g.err = fmt.Errorf("consume group %d: %w", g.in.Group, err)
+		return
+	}
+	for p, o := range res.To {
+		g.pos[p] = o
+	}
+	for _, s := range g.seqs {
+		if s.ID == g.consumeSeq {
+			if res.StagingKey != "" {
+				s.Chunks = append(s.Chunks, res.StagingKey)
+			}
+			s.Rows += res.Rows
+		}
+	}
+	g.report.Records += res.Records
+	g.report.Rows += res.Rows
+	g.report.Unparseable += res.Unparseable
+	if workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
+		g.reportProgress(ctx)
+	}
+}
+
+func (g *taskGroup) onPublished(ctx workflow.Context, f workflow.Future) {
+	g.publishing = nil
+	var res protocol.PublishResult
+	if err := f.Get(ctx, &res); err != nil {
+		g.err = fmt.Errorf("publish group %d sequence %d: %w", g.in.Group, g.seqs[0].ID, err)
+		return
+	}
+	s := g.seqs[0]
+	g.seqs = g.seqs[1:]
+	g.signalSupervisor(ctx, SignalSequencePublished, SequencePublished{
+		Group: g.in.Group, Generation: g.in.Generation, SequenceID: s.ID,
+		End: s.End, Segments: len(res.SegmentIDs), Rows: res.Rows,
+	})
+}
