@@ -1,7 +1,8 @@
 // Package activities holds every piece of handoff's I/O that workflows
 // orchestrate: discovering partitions, reading offsets, consuming chunks of
-// Kafka into staging files, publishing segments with their offsets, and
-// checking on task-group workflows. Activities are methods on Activities,
+// Kafka into staging files, publishing segments with their offsets,
+// resetting stored offsets, recording accepted specs, and checking on or
+// ending task-group workflows. Activities are methods on Activities,
 // which holds their dependencies; each takes one input struct and returns one
 // result struct so that histories stay readable as the API grows.
 package activities

@@ -10,11 +10,14 @@ import (
 // Register registers every activity under its protocol name.
 func (a *Activities) Register(r worker.ActivityRegistry) {
 	for name, fn := range map[string]any{
-		protocol.ActivityDiscover:     a.Discover,
-		protocol.ActivityStartOffsets: a.StartOffsets,
-		protocol.ActivityConsume:      a.Consume,
-		protocol.ActivityPublish:      a.Publish,
-		protocol.ActivityGroupStates:  a.GroupStates,
+		protocol.ActivityDiscover:        a.Discover,
+		protocol.ActivityStartOffsets:    a.StartOffsets,
+		protocol.ActivityConsume:         a.Consume,
+		protocol.ActivityPublish:         a.Publish,
+		protocol.ActivityGroupStates:     a.GroupStates,
+		protocol.ActivityResetOffsets:    a.ResetOffsets,
+		protocol.ActivityRecordSpec:      a.RecordSpec,
+		protocol.ActivityTerminateGroups: a.TerminateGroups,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"handoff/internal/kafkadev"
 	"handoff/internal/pgcluster"
+	"handoff/internal/searchattr"
 )
 
 func hostPort(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
@@ -42,14 +43,15 @@ func (s *stack) startPostgres(ctx context.Context) error {
 }
 
 func (s *stack) startTemporal(ctx context.Context) error {
-	p, err := startProc("temporal", s.l.dev("temporal.log"), nil, s.l.temporalBin(),
+	args := append([]string{
 		"server", "start-dev",
 		"--ip", "127.0.0.1",
 		"--port", strconv.Itoa(temporalPort),
 		"--ui-port", strconv.Itoa(temporalUIPort),
 		"--db-filename", s.l.dev("temporal.db"),
 		"--log-level", "warn",
-	)
+	}, searchattr.DevServerArgs()...)
+	p, err := startProc("temporal", s.l.dev("temporal.log"), nil, s.l.temporalBin(), args...)
 	if err != nil {
 		return err
 	}

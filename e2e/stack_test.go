@@ -143,6 +143,28 @@ func (s *stack) status(spec domain.Spec) workflows.SupervisorStatus {
 	return st
 }
 
+// update sends an update to the supervisor and waits for its answer.
+func (s *stack) update(spec domain.Spec, name string, arg, result any) error {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	h, err := s.temporal.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflows.SupervisorWorkflowID(spec.ID), UpdateName: name,
+		Args: argsOf(arg), WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, result)
+}
+
+func argsOf(arg any) []any {
+	if arg == nil {
+		return nil
+	}
+	return []any{arg}
+}
+
 // publishedSequences counts the committed sequences of the datasource.
 func (s *stack) publishedSequences(dataSource string) int {
 	s.t.Helper()
@@ -175,13 +197,8 @@ func (s *stack) checkpointUntilPublished(spec domain.Spec, before int) int {
 // stop publishes everything produced.
 func (s *stack) waitCaughtUp(spec domain.Spec) {
 	s.t.Helper()
-	kc, err := kafka.New(s.brokers)
-	require.NoError(s.t, err)
+	latest := s.latest(spec)
 	ctx := context.Background()
-	parts, err := kc.Partitions(ctx, spec.IOConfig.Topic)
-	require.NoError(s.t, err)
-	_, latest, err := kc.Bounds(ctx, spec.IOConfig.Topic, parts)
-	require.NoError(s.t, err)
 	require.Eventually(s.t, func() bool {
 		pos := domain.Offsets{}
 		for g := range spec.IOConfig.TaskCount {

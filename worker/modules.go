@@ -25,7 +25,7 @@ func Modules(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
 		fx.Provide(newLogger, newPostgres, newKafka, newStorage, newTemporalClient, newActivities),
-		fx.Invoke(startTemporalWorker, startHTTP),
+		fx.Invoke(ensureSearchAttributes, startTemporalWorker, startHTTP),
 	)
 }
 

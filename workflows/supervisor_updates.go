@@ -108,11 +108,11 @@ func (s *supervisor) updateStop(ctx workflow.Context, _ StopSignal) (OperationRe
 // reset can follow at once.
 func (s *supervisor) updateSuspend(ctx workflow.Context) (OperationResult, error) {
 	s.setTarget(targetSuspend)
-	ok, err := workflow.AwaitWithTimeout(ctx, suspendWait, func() bool { return s.drained() || s.c.Target != targetSuspend })
+	ok, err := workflow.AwaitWithTimeout(ctx, suspendWait, func() bool { return s.c.State == StateSuspended || s.c.Target != targetSuspend })
 	if err != nil {
 		return OperationResult{}, err
 	}
-	if !ok {
+	if !ok || s.c.State != StateSuspended {
 		return OperationResult{State: s.c.State, Message: "suspending: groups are still publishing; see status"}, nil
 	}
 	return OperationResult{State: StateSuspended, Message: "every open sequence is published; nothing is read until resume"}, nil

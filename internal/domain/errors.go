@@ -15,4 +15,7 @@ const (
 	// ErrSequenceConflict: a sequence name is already recorded with other
 	// offsets.
 	ErrSequenceConflict = "SequenceConflict"
+	// ErrInvalidReset: a reset names a partition the topic does not have or
+	// an offset outside a partition's range.
+	ErrInvalidReset = "InvalidReset"
 )

@@ -1,7 +1,8 @@
 // Package pgstore is handoff's metadata store in Postgres: the publish
 // transaction that commits segments together with the offsets they cover,
-// and the reads of stored offsets, sequences and segments. Callers see the
-// project's own errors, never pgx's.
+// offset resets, the history of accepted specs, and the reads of stored
+// offsets, sequences and segments. Callers see the project's own errors,
+// never pgx's.
 package pgstore
 
 import (

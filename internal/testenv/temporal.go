@@ -69,8 +69,17 @@ func startTemporal() {
 		Stdout: &temporalLog,
 		Stderr: &temporalLog,
 		// Suggest continue-as-new after a few hundred events instead of
-		// thousands, so every end-to-end test crosses that boundary.
-		ExtraArgs: []string{"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", SuggestContinueAsNewAfter)},
+		// thousands, so every end-to-end test crosses that boundary. The
+		// search attributes are those of internal/searchattr, spelled out
+		// because importing it (and so workflows) here would keep tests
+		// inside package workflows from using testenv.
+		ExtraArgs: []string{
+			"--dynamic-config-value", fmt.Sprintf("limit.historyCount.suggestContinueAsNew=%d", SuggestContinueAsNewAfter),
+			"--search-attribute", "Supervisor=Keyword",
+			"--search-attribute", "DataSource=Keyword",
+			"--search-attribute", "Topic=Keyword",
+			"--search-attribute", "SupervisorState=Keyword",
+		},
 	})
 	if err != nil {
 		tmp.err = fmt.Errorf("start dev server %s: %w; output:\n%s", bin, err, &temporalLog)

@@ -1,0 +1,79 @@
+package activities_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"handoff/internal/domain"
+	"handoff/internal/protocol"
+)
+
+func TestResetOffsetsStoresExactlyTheTargets(t *testing.T) {
+	t.Parallel()
+	acts, env := fixture(t)
+	ctx := context.Background()
+	require.NoError(t, acts.Store.ResetOffsets(ctx, "ds", topic, domain.Offsets{0: 1, 1: 1}))
+
+	for _, tc := range []struct {
+		targets map[int32]string
+		want    domain.Offsets // the result
+		stored  domain.Offsets // all stored offsets after it
+	}{
+		{map[int32]string{0: "earliest"}, domain.Offsets{0: 0}, domain.Offsets{0: 0, 1: 1}},
+		{map[int32]string{1: "latest"}, domain.Offsets{1: 3}, domain.Offsets{0: 0, 1: 3}},
+		{map[int32]string{0: "4", 1: " Earliest "}, domain.Offsets{0: 4, 1: 0}, domain.Offsets{0: 4, 1: 0}},
+		{map[int32]string{0: "5"}, domain.Offsets{0: 5}, domain.Offsets{0: 5, 1: 0}}, // latest is valid
+	} {
+		v, err := env.ExecuteActivity(protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{DataSource: "ds", Topic: topic, Targets: tc.targets})
+		require.NoError(t, err, "targets %v", tc.targets)
+		var res protocol.ResetOffsetsResult
+		require.NoError(t, v.Get(&res))
+		require.Equal(t, tc.want, res.Offsets, "targets %v", tc.targets)
+		stored, err := acts.Store.Offsets(ctx, "ds", topic)
+		require.NoError(t, err)
+		require.Equal(t, tc.stored, stored, "after targets %v", tc.targets)
+	}
+}
+
+func TestResetOffsetsRefusesInvalidTargetsAndStoresNothing(t *testing.T) {
+	t.Parallel()
+	acts, env := fixture(t)
+	ctx := context.Background()
+	require.NoError(t, acts.Store.ResetOffsets(ctx, "ds", topic, domain.Offsets{0: 2, 1: 2}))
+
+	for _, tc := range []struct {
+		targets map[int32]string
+		want    []string
+	}{
+		{map[int32]string{0: "earliest", 1: "4"}, []string{"partition 1", "offset 4", "[0, 3]"}},
+		{map[int32]string{0: "-1"}, []string{"partition 0", "offset -1", "[0, 5]"}},
+		{map[int32]string{7: "0"}, []string{"partition 7", "no such partition"}},
+		{map[int32]string{0: "soon"}, []string{"partition 0", `"soon"`}},
+		{map[int32]string{}, []string{"no partitions"}},
+	} {
+		_, err := env.ExecuteActivity(protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{DataSource: "ds", Topic: topic, Targets: tc.targets})
+		var app *temporal.ApplicationError
+		require.True(t, errors.As(err, &app), "targets %v: got %v", tc.targets, err)
+		require.Equal(t, domain.ErrInvalidReset, app.Type())
+		require.True(t, app.NonRetryable())
+		for _, w := range tc.want {
+			require.Contains(t, app.Message(), w, "targets %v", tc.targets)
+		}
+		stored, err := acts.Store.Offsets(ctx, "ds", topic)
+		require.NoError(t, err)
+		require.Equal(t, domain.Offsets{0: 2, 1: 2}, stored, "targets %v", tc.targets)
+	}
+}
+
+func TestResetOffsetsOfAMissingTopicIsTopicNotFound(t *testing.T) {
+	t.Parallel()
+	_, env := fixture(t)
+	_, err := env.ExecuteActivity(protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{DataSource: "ds", Topic: "nope", Targets: map[int32]string{0: "0"}})
+	var app *temporal.ApplicationError
+	require.True(t, errors.As(err, &app), "got %v", err)
+	require.Equal(t, domain.ErrTopicNotFound, app.Type())
+}
