@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,10 +14,12 @@ func (a *app) checkpointCommand() *cobra.Command {
 	var groups []int
 	cmd := &cobra.Command{
 		Use:   "checkpoint ID [--group N]...",
-		Short: "Ask a supervisor to close and publish its open sequences now",
-		Long: `checkpoint signals the supervisor to close the open sequence of each listed
-task group (every group when none is listed) and publish it. The signal is
-asynchronous: follow the result with status.`,
+		Short: "Close the open sequences of a supervisor's task groups now and publish them",
+		Long: `checkpoint asks the supervisor to close the open sequence of each listed task
+group (every group when none is listed) and waits for its answer: per group,
+the sequence boundary it recorded (that sequence now publishes), or that the
+group had read nothing since its last boundary (empty), was not running, or
+did not answer in time. Any of these outcomes exits 0; see them with -o json.`,
 		Example: `  starter checkpoint orders
   starter checkpoint orders --group 0 --group 2`,
 		Args: exactlyOneID,
@@ -35,11 +35,12 @@ asynchronous: follow the result with status.`,
 			if err != nil {
 				return err
 			}
-			id := args[0]
-			if _, err := signalSupervisor(cmd.Context(), c, id, workflows.SignalCheckpoint, workflows.CheckpointSignal{Groups: groups}); err != nil {
+			res := checkpointResult{SupervisorID: args[0]}
+			if _, err := updateSupervisor(cmd.Context(), c, res.SupervisorID, workflows.UpdateCheckpoint,
+				workflows.CheckpointSignal{Groups: groups}, &res.CheckpointResult); err != nil {
 				return err
 			}
-			return a.out.print(checkpointResult{SupervisorID: id, WorkflowID: workflows.SupervisorWorkflowID(id), Groups: groups})
+			return a.out.print(res)
 		}),
 	}
 	cmd.Flags().IntSliceVar(&groups, "group", nil, "task group to checkpoint; repeat for several (default all)")
@@ -48,19 +49,31 @@ asynchronous: follow the result with status.`,
 
 type checkpointResult struct {
 	SupervisorID string `json:"supervisorId"`
-	WorkflowID   string `json:"workflowId"`
-	Groups       []int  `json:"groups,omitempty"` // absent: all groups
+	workflows.CheckpointResult
 }
 
 func (r checkpointResult) writeText(w io.Writer) error {
-	which := "all groups"
-	if len(r.Groups) > 0 {
-		s := make([]string, len(r.Groups))
-		for i, g := range r.Groups {
-			s[i] = strconv.Itoa(g)
-		}
-		which = "groups " + strings.Join(s, ", ")
+	if len(r.Groups) == 0 {
+		_, err := fmt.Fprintf(w, "supervisor %s has no task groups to checkpoint\n", r.SupervisorID)
+		return err
 	}
-	_, err := fmt.Fprintf(w, "checkpoint requested for supervisor %s (%s); see `starter status %s`\n", r.SupervisorID, which, r.SupervisorID)
-	return err
+	for _, g := range r.Groups {
+		var err error
+		switch g.Outcome {
+		case workflows.CheckpointRecorded:
+			_, err = fmt.Fprintf(w, "group %d: sequence %d closed at %s — publishing\n", g.Group, g.SequenceID, g.End)
+		case workflows.CheckpointEmpty:
+			_, err = fmt.Fprintf(w, "group %d: empty — nothing read since the last boundary, nothing to publish\n", g.Group)
+		case workflows.CheckpointNotRunning:
+			_, err = fmt.Fprintf(w, "group %d: not running — see `starter status %s`\n", g.Group, r.SupervisorID)
+		case workflows.CheckpointTimedOut:
+			_, err = fmt.Fprintf(w, "group %d: timed out — the group did not answer in time; see `starter status %s`\n", g.Group, r.SupervisorID)
+		default:
+			_, err = fmt.Fprintf(w, "group %d: %s\n", g.Group, g.Outcome)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,12 +5,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+	commonpb "go.temporal.io/api/common/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+
+	"handoff/workflows"
 )
 
 // result is one in-process run of the CLI.
@@ -22,7 +30,8 @@ type result struct {
 type runOpts struct {
 	env   map[string]string
 	stdin string
-	dial  dialFunc // nil: dialing fails the test
+	dial  dialFunc        // nil: dialing fails the test
+	ctx   context.Context // nil: the test's
 }
 
 func runCLI(t *testing.T, o runOpts, args ...string) result {
@@ -33,8 +42,11 @@ func runCLI(t *testing.T, o runOpts, args ...string) result {
 			return nil, errors.New("test: dialing not allowed")
 		}
 	}
+	if o.ctx == nil {
+		o.ctx = t.Context()
+	}
 	var stdout, stderr bytes.Buffer
-	code := run(t.Context(), args, IO{
+	code := run(o.ctx, args, IO{
 		Stdin:  bytes.NewBufferString(o.stdin),
 		Stdout: &stdout,
 		Stderr: &stderr,
@@ -62,27 +74,43 @@ func writeFile(t *testing.T, content string) string {
 	return path
 }
 
-// fakeClient answers the few client calls the CLI makes; any other call
-// panics on the nil embedded Client.
+// fakeClient answers the client calls the CLI makes; any other call panics
+// on the nil embedded Client. It is safe for concurrent use (list queries
+// supervisors in parallel).
 type fakeClient struct {
 	client.Client
 
+	mu         sync.Mutex
 	startOpts  client.StartWorkflowOptions
 	startArgs  []any
 	startErr   error
-	signals    []sentSignal
-	signalErr  error
-	status     any // query answer
+	status     any            // query answer of any workflow not in statuses
+	statuses   map[string]any // query answer by workflow id
 	queryErr   error
+	queries    int
+	onQuery    func(n int) // called with the number of queries so far
 	describe   *client.WorkflowExecutionDescription
 	describeEr error
 	closed     bool
+
+	updates        []sentUpdate
+	updateResult   any   // what an accepted update answers
+	updateCallErr  error // returned by UpdateWorkflow (e.g. NotFound)
+	updateRejected error // returned by the handle's Get (a refused update)
+
+	listed  []*workflowpb.WorkflowExecutionInfo
+	listErr error
+
+	terminated   []terminated
+	terminateErr func(workflowID string) error // nil: every terminate succeeds
 }
 
-type sentSignal struct {
+type sentUpdate struct {
 	workflowID, name string
-	arg              any
+	args             []any
 }
+
+type terminated struct{ workflowID, reason string }
 
 type fakeRun struct {
 	client.WorkflowRun
@@ -104,7 +132,24 @@ func (v fakeValue) Get(ptr any) error {
 	return json.Unmarshal(b, ptr)
 }
 
+// fakeUpdate is a completed update: its result goes through JSON, as it
+// would through the data converter.
+type fakeUpdate struct {
+	client.WorkflowUpdateHandle
+	result any
+	err    error
+}
+
+func (h fakeUpdate) Get(_ context.Context, ptr any) error {
+	if h.err != nil || ptr == nil {
+		return h.err
+	}
+	return fakeValue{h.result}.Get(ptr)
+}
+
 func (f *fakeClient) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOptions, _ any, args ...any) (client.WorkflowRun, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.startOpts, f.startArgs = o, args
 	if f.startErr != nil {
 		return nil, f.startErr
@@ -112,16 +157,36 @@ func (f *fakeClient) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOp
 	return fakeRun{id: o.ID, runID: "run-1"}, nil
 }
 
-func (f *fakeClient) SignalWorkflow(_ context.Context, wid, _, name string, arg any) error {
-	f.signals = append(f.signals, sentSignal{wid, name, arg})
-	return f.signalErr
+func (f *fakeClient) UpdateWorkflow(_ context.Context, o client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if o.WaitForStage != client.WorkflowUpdateStageCompleted {
+		return nil, errors.New("test: updates must wait for completion")
+	}
+	f.updates = append(f.updates, sentUpdate{o.WorkflowID, o.UpdateName, o.Args})
+	if f.updateCallErr != nil {
+		return nil, f.updateCallErr
+	}
+	return fakeUpdate{result: f.updateResult, err: f.updateRejected}, nil
 }
 
-func (f *fakeClient) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
-	if f.queryErr != nil {
-		return nil, f.queryErr
+func (f *fakeClient) QueryWorkflow(_ context.Context, wid, _, _ string, _ ...any) (converter.EncodedValue, error) {
+	f.mu.Lock()
+	f.queries++
+	n, hook := f.queries, f.onQuery
+	st, ok := f.statuses[wid]
+	if !ok {
+		st = f.status
 	}
-	return fakeValue{f.status}, nil
+	err := f.queryErr
+	f.mu.Unlock()
+	if hook != nil {
+		hook(n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fakeValue{st}, nil
 }
 
 func (f *fakeClient) DescribeWorkflow(context.Context, string, string) (*client.WorkflowExecutionDescription, error) {
@@ -132,4 +197,53 @@ func (f *fakeClient) GetWorkflow(_ context.Context, wid, runID string) client.Wo
 	return fakeRun{id: wid, runID: runID}
 }
 
+func (f *fakeClient) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	if f.listErr != nil {
+		return nil, f.listErr
+	}
+	if req.GetQuery() != runningSupervisorsQuery {
+		return nil, fmt.Errorf("test: unexpected list query %q", req.GetQuery())
+	}
+	// Two pages, to exercise paging.
+	if len(req.GetNextPageToken()) == 0 && len(f.listed) > 1 {
+		return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.listed[:1], NextPageToken: []byte("p2")}, nil
+	}
+	if len(req.GetNextPageToken()) > 0 {
+		return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.listed[1:]}, nil
+	}
+	return &workflowservice.ListWorkflowExecutionsResponse{Executions: f.listed}, nil
+}
+
+func (f *fakeClient) TerminateWorkflow(_ context.Context, wid, _, reason string, _ ...any) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.terminateErr != nil {
+		if err := f.terminateErr(wid); err != nil {
+			return err
+		}
+	}
+	f.terminated = append(f.terminated, terminated{wid, reason})
+	return nil
+}
+
 func (f *fakeClient) Close() { f.closed = true }
+
+// runningSupervisor is a list entry, with search attributes as the
+// supervisor records them.
+func runningSupervisor(t *testing.T, id, state, dataSource, topic string) *workflowpb.WorkflowExecutionInfo {
+	t.Helper()
+	fields := map[string]*commonpb.Payload{}
+	for k, v := range map[string]string{
+		workflows.SearchAttributeSupervisor: id, workflows.SearchAttributeState: state,
+		workflows.SearchAttributeDataSource: dataSource, workflows.SearchAttributeTopic: topic,
+	} {
+		p, err := converter.GetDefaultDataConverter().ToPayload(v)
+		require.NoError(t, err)
+		fields[k] = p
+	}
+	return &workflowpb.WorkflowExecutionInfo{
+		Execution:        &commonpb.WorkflowExecution{WorkflowId: workflows.SupervisorWorkflowID(id), RunId: "run-" + id},
+		Type:             &commonpb.WorkflowType{Name: workflows.SupervisorWorkflowName},
+		SearchAttributes: &commonpb.SearchAttributes{IndexedFields: fields},
+	}
+}

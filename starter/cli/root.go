@@ -1,5 +1,6 @@
-// Package cli is the starter command: it starts, inspects, checkpoints and
-// stops supervisors, validates specs, and migrates the metadata database.
+// Package cli is the starter command: it starts, updates, lists, inspects,
+// checkpoints, suspends, resumes, resets and stops supervisors, validates
+// specs, shows their history, and migrates the metadata database.
 // Everything it reads and writes goes through IO, so tests run the whole
 // command line in-process.
 package cli
@@ -96,14 +97,17 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "starter",
 		Short: "Start and operate handoff supervisors (Kafka → Parquet ingestion)",
-		Long: `starter starts, inspects, checkpoints and stops handoff supervisors, validates
-supervisor specs, and migrates the metadata database.
+		Long: `starter starts, updates, lists, inspects, checkpoints, suspends, resets and
+stops handoff supervisors, validates supervisor specs, shows the specs a
+supervisor accepted, and migrates the metadata database.
 
 Results go to stdout (--output text or json); errors and logs go to stderr.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 		Example: `  starter validate -f spec.json
   starter start -f spec.json
-  starter status orders -o json
+  starter list
+  starter status orders --watch
+  starter checkpoint orders -o json
   TEMPORAL_ADDRESS=temporal:7233 starter stop orders --wait`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
@@ -123,10 +127,16 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 
 	root.AddCommand(
 		a.startCommand(),
+		a.updateCommand(),
 		a.validateCommand(),
-		a.checkpointCommand(),
-		a.stopCommand(),
+		a.listCommand(),
 		a.statusCommand(),
+		a.historyCommand(),
+		a.checkpointCommand(),
+		a.suspendCommand(),
+		a.resumeCommand(),
+		a.resetCommand(),
+		a.stopCommand(),
 		a.migrateCommand(),
 	)
 	return root

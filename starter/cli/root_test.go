@@ -28,6 +28,15 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"migrate", "down"},
 		{"migrate", "up"}, // no database URL
 		{"start", "--nope"},
+		{"history", "orders"}, // no database URL
+		{"history", "orders", "--database-url", "postgres://x:1:2:3/"},
+		{"list", "extra"},
+		{"suspend"},
+		{"resume", "a", "b"},
+		{"reset", "orders"},
+		{"update"},
+		{"stop", "orders", "--now", "--wait"},
+		{"status", "orders", "--interval", "1s"},
 	} {
 		r := runCLI(t, runOpts{}, args...)
 		assert.Equal(t, ExitUsage, r.code, "starter %v: stderr %s", args, r.stderr)
@@ -38,7 +47,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 
 func TestHelpHasExamples(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"start", "validate", "checkpoint", "stop", "status", "migrate", "migrate up", "migrate status"} {
+	for _, cmd := range []string{"start", "update", "validate", "list", "status", "history", "checkpoint", "suspend", "resume", "reset", "stop", "migrate", "migrate up", "migrate status"} {
 		args := append(strings.Fields(cmd), "--help")
 		r := runCLI(t, runOpts{}, args...)
 		require.Equal(t, ExitOK, r.code, cmd)

@@ -10,7 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
+	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
@@ -20,8 +22,10 @@ func (a *app) startCommand() *cobra.Command {
 		Use:   "start -f SPEC",
 		Short: "Validate a spec and start its supervisor",
 		Long: `start validates the spec (like validate; a bad spec starts nothing) and starts
-the supervisor workflow supervisor/<id>. If that supervisor is already
-running, start says so and leaves it alone.`,
+the supervisor workflow supervisor/<id>, with search attributes Supervisor,
+DataSource, Topic and SupervisorState for filtering in the Temporal UI. If
+that supervisor is already running, start gives it the spec instead, as
+update does (and prints what update prints).`,
 		Example: `  starter start -f spec.json
   starter start -f spec.json --address temporal:7233 --namespace ingest -o json`,
 		Args: cobra.NoArgs,
@@ -40,21 +44,25 @@ running, start says so and leaves it alone.`,
 				Namespace:    a.namespace,
 			}
 			res.URL = workflowURL(uiURL, a.namespace, res.WorkflowID)
-			run, err := c.ExecuteWorkflow(cmd.Context(), client.StartWorkflowOptions{
-				ID:        res.WorkflowID,
-				TaskQueue: workflows.TaskQueue,
-				// Without this the SDK silently returns the running workflow.
-				WorkflowExecutionErrorWhenAlreadyStarted: true,
-			}, workflows.SupervisorWorkflowName, workflows.SupervisorInput{Spec: spec})
+			run, err := c.ExecuteWorkflow(cmd.Context(), startOptions(res.WorkflowID, spec),
+				workflows.SupervisorWorkflowName, workflows.SupervisorInput{Spec: spec})
 			var started *serviceerror.WorkflowExecutionAlreadyStarted
+			var invalid *serviceerror.InvalidArgument
 			switch {
 			case errors.As(err, &started):
-				res.RunID, res.AlreadyRunning = started.RunId, true
+				upd, err := updateSpec(cmd.Context(), c, spec)
+				if err != nil {
+					return err
+				}
+				return a.out.print(upd)
+			case errors.As(err, &invalid) && strings.Contains(strings.ToLower(invalid.Error()), "search attribute"):
+				return fmt.Errorf("start workflow %s: %w (the worker registers the search attributes %s, %s, %s and %s when it starts: start a worker first)",
+					res.WorkflowID, err, workflows.SearchAttributeSupervisor, workflows.SearchAttributeDataSource,
+					workflows.SearchAttributeTopic, workflows.SearchAttributeState)
 			case err != nil:
 				return fmt.Errorf("start workflow %s: %w", res.WorkflowID, err)
-			default:
-				res.RunID = run.GetRunID()
 			}
+			res.RunID = run.GetRunID()
 			return a.out.print(res)
 		}),
 	}
@@ -64,6 +72,25 @@ running, start says so and leaves it alone.`,
 	return cmd
 }
 
+// startOptions starts a supervisor with the search attributes it keeps up
+// to date from then on, and a summary for the Temporal UI.
+func startOptions(workflowID string, spec domain.Spec) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:        workflowID,
+		TaskQueue: workflows.TaskQueue,
+		// Without this the SDK silently returns the running workflow.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeSupervisor).ValueSet(spec.ID),
+			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeDataSource).ValueSet(spec.DataSchema.DataSource),
+			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeTopic).ValueSet(spec.IOConfig.Topic),
+			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeState).ValueSet(workflows.StatePending),
+		),
+		StaticSummary: fmt.Sprintf("supervisor %s: topic %s → datasource %s, %s",
+			spec.ID, spec.IOConfig.Topic, spec.DataSchema.DataSource, plural(spec.IOConfig.TaskCount, "task group")),
+	}
+}
+
 // workflowURL links to a workflow in the Temporal UI.
 func workflowURL(base, namespace, workflowID string) string {
 	return strings.TrimRight(base, "/") + "/namespaces/" + url.PathEscape(namespace) +
@@ -71,19 +98,14 @@ func workflowURL(base, namespace, workflowID string) string {
 }
 
 type startResult struct {
-	SupervisorID   string `json:"supervisorId"`
-	WorkflowID     string `json:"workflowId"`
-	RunID          string `json:"runId"`
-	Namespace      string `json:"namespace"`
-	URL            string `json:"url"`
-	AlreadyRunning bool   `json:"alreadyRunning"`
+	SupervisorID string `json:"supervisorId"`
+	WorkflowID   string `json:"workflowId"`
+	RunID        string `json:"runId"`
+	Namespace    string `json:"namespace"`
+	URL          string `json:"url"`
 }
 
 func (r startResult) writeText(w io.Writer) error {
-	verb := "started supervisor " + r.SupervisorID
-	if r.AlreadyRunning {
-		verb = "supervisor " + r.SupervisorID + " is already running; left unchanged"
-	}
-	_, err := fmt.Fprintf(w, "%s\n  workflow  %s\n  run       %s\n  ui        %s\n", verb, r.WorkflowID, r.RunID, r.URL)
+	_, err := fmt.Fprintf(w, "started supervisor %s\n  workflow  %s\n  run       %s\n  ui        %s\n", r.SupervisorID, r.WorkflowID, r.RunID, r.URL)
 	return err
 }

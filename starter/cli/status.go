@@ -19,42 +19,63 @@ import (
 const queryTimeout = 10 * time.Second
 
 func (a *app) statusCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "status ID",
+	var watch bool
+	var interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "status ID [--watch [--interval D]]",
 		Short: "Show a supervisor's state, offsets, lag and task groups",
-		Long: `status queries the supervisor for its state: per-partition committed and
-latest offsets and lag, task groups with their sequences, publish totals and
-recent errors. It also works on a stopped supervisor while a worker runs.`,
+		Long: `status queries the supervisor for its state: per-partition committed, current
+and latest offsets and lag, task groups with their sequences, read and
+publish totals and recent errors. It also works on a stopped supervisor while
+a worker runs.
+
+With --watch it queries again every --interval until Ctrl-C: on a terminal it
+redraws the status in place; otherwise (a pipe, a file) it prints one line
+per refresh, "<time> STATE lag=N published=M rows". With -o json it prints
+one status object per refresh.`,
 		Example: `  starter status orders
-  starter status orders -o json | jq .aggregateLag`,
+  starter status orders -o json | jq .aggregateLag
+  starter status orders --watch --interval 5s`,
 		Args: exactlyOneID,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("interval") && !watch {
+				return usageErrorf("--interval needs --watch")
+			}
+			if interval <= 0 {
+				return usageErrorf("--interval %s: want a positive duration, e.g. 2s", interval)
+			}
 			c, err := a.temporal(cmd.Context())
 			if err != nil {
 				return err
 			}
-			st, err := queryStatus(cmd.Context(), c, args[0])
+			if watch {
+				return a.watchStatus(cmd.Context(), c, args[0], interval)
+			}
+			st, err := queryStatus(cmd.Context(), c, args[0], queryTimeout)
 			if err != nil {
 				return err
 			}
 			return a.out.print(statusResult{st})
 		}),
 	}
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "query again every --interval until Ctrl-C")
+	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "time between refreshes of --watch")
+	return cmd
 }
 
-func queryStatus(ctx context.Context, c client.Client, id string) (workflows.SupervisorStatus, error) {
+func queryStatus(ctx context.Context, c client.Client, id string, timeout time.Duration) (workflows.SupervisorStatus, error) {
 	var st workflows.SupervisorStatus
 	wid := workflows.SupervisorWorkflowID(id)
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	qctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	v, err := c.QueryWorkflow(ctx, wid, "", workflows.QueryStatus)
+	v, err := c.QueryWorkflow(qctx, wid, "", workflows.QueryStatus)
 	var deadline *serviceerror.DeadlineExceeded
 	switch {
 	case isNotFound(err):
-		return st, supervisorNotFound(id)
-	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &deadline):
+		return st, supervisorNotFound(ctx, c, id)
+	case ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &deadline)):
 		return st, fmt.Errorf("query %s of %s: no answer within %s: is a worker polling task queue %q? (%w)",
-			workflows.QueryStatus, wid, queryTimeout, workflows.TaskQueue, err)
+			workflows.QueryStatus, wid, timeout, workflows.TaskQueue, err)
 	case err != nil:
 		return st, fmt.Errorf("query %s of %s: %w", workflows.QueryStatus, wid, err)
 	}

@@ -10,34 +10,44 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
 // writeStatus renders a SupervisorStatus as a few compact tables.
 func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s)\n", s.ID, s.State, s.Topic, s.DataSource)
+	state := s.State
+	if s.DetailedState != "" && s.DetailedState != s.State {
+		state += " (" + s.DetailedState + ")"
+	}
+	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s)\n", s.ID, state, s.Topic, s.DataSource)
+	if s.PendingSpec {
+		fmt.Fprintln(tw, "a new spec applies once the task groups have published their open sequences")
+	}
 
-	fmt.Fprintln(tw, "\nPARTITION\tCOMMITTED\tLATEST\tLAG")
+	fmt.Fprintln(tw, "\nPARTITION\tCOMMITTED\tCURRENT\tLATEST\tLAG")
 	for _, p := range statusPartitions(s) {
 		c, hasC := s.Committed[p]
+		cur, hasCur := s.Current[p]
 		l, hasL := s.Latest[p]
 		lag := "-"
-		if hasC && hasL {
+		if v, ok := s.PartitionLag[p]; ok {
+			lag = strconv.FormatInt(v, 10)
+		} else if hasC && hasL {
 			lag = strconv.FormatInt(max(l-c, 0), 10)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", p, offset(c, hasC), offset(l, hasL), lag)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", p, offset(c, hasC), offset(cur, hasCur), offset(l, hasL), lag)
 	}
-	fmt.Fprintf(tw, "total\t\t\t%d\n", s.Lag)
+	fmt.Fprintf(tw, "total\t\t\t\t%d\n", s.Lag)
 
-	fmt.Fprintln(tw, "\nGROUP\tGEN\tPARTITIONS\tRUNNING\tSEQUENCES")
+	fmt.Fprintln(tw, "\nGROUP\tGEN\tPARTITIONS\tRUNNING\tFAILURES\tSEQUENCES")
 	for _, g := range s.Groups {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\n", g.Group, g.Generation, joinInt32(g.Partitions), yesNo(g.Running), sequences(g.Sequences))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%s\n", g.Group, g.Generation, joinInt32(g.Partitions), yesNo(g.Running), g.Failures, sequences(g.Sequences))
 	}
 
-	p := s.Published
-	fmt.Fprintf(tw, "\npublished\t%s, %s, %d rows\n", plural(p.Sequences, "sequence"), plural(p.Segments, "segment"), p.Rows)
+	r, p := s.Read, s.Published
+	fmt.Fprintf(tw, "\nread\t%d records, %d rows, %d unparseable, %d thrown away\n", r.Records, r.Rows, r.Unparseable, r.ThrownAway)
+	fmt.Fprintf(tw, "published\t%s, %s, %d rows\n", plural(p.Sequences, "sequence"), plural(p.Segments, "segment"), p.Rows)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -58,6 +68,9 @@ func statusPartitions(s workflows.SupervisorStatus) []int32 {
 		set[p] = true
 	}
 	for p := range s.Committed {
+		set[p] = true
+	}
+	for p := range s.Current {
 		set[p] = true
 	}
 	for p := range s.Latest {
@@ -89,17 +102,17 @@ func yesNo(b bool) string {
 }
 
 // sequences lists a group's sequences: open ones with their start, closed
-// (not yet published) ones with their end.
-func sequences(seqs []domain.Sequence) string {
+// (not yet published) ones with their end, each with the rows read into it.
+func sequences(seqs []workflows.SequenceStatus) string {
 	if len(seqs) == 0 {
 		return "-"
 	}
 	s := make([]string, len(seqs))
 	for i, q := range seqs {
 		if q.Open() {
-			s[i] = fmt.Sprintf("#%d open from %s", q.ID, q.Start)
+			s[i] = fmt.Sprintf("#%d open from %s (%d rows)", q.ID, q.Start, q.Rows)
 		} else {
-			s[i] = fmt.Sprintf("#%d publishing to %s", q.ID, q.End)
+			s[i] = fmt.Sprintf("#%d publishing to %s (%d rows)", q.ID, q.End, q.Rows)
 		}
 	}
 	return strings.Join(s, "; ")
