@@ -50,5 +50,6 @@ func TestContinueAsNewKeepsExactlyOnce(t *testing.T) {
 	waitCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	require.NoError(t, final.Get(waitCtx, nil))
+	s.recordHistories(spec)
 	s.requireExactlyOnce(spec, gen.RunID, produced)
 }

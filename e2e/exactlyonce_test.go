@@ -34,6 +34,7 @@ func TestExactlyOnceWithCheckpointsAndStop(t *testing.T) {
 	s.stopAndWait(spec, run)
 
 	require.Greater(t, s.publishedSequences(spec.DataSchema.DataSource), n, "stop must publish the last sequences")
+	s.recordHistories(spec)
 	s.requireExactlyOnce(spec, gen.RunID, 3*wave)
 }
 

@@ -49,8 +49,11 @@ func (s *stack) recordHistories(spec domain.Spec) {
 			}
 			data, err := protojson.Marshal(hist)
 			require.NoError(s.t, err)
-			name := fmt.Sprintf("%s_%s_run%d.json.gz", s.name, strings.ReplaceAll(strings.TrimPrefix(id, "supervisor/"+spec.ID), "/", ""), i)
-			writeGzip(s, filepath.Join(dir, strings.ReplaceAll(name, "__", "_")), data)
+			kind := strings.TrimPrefix(strings.TrimPrefix(id, "supervisor/"+spec.ID), "/")
+			if kind == "" {
+				kind = "supervisor"
+			}
+			writeGzip(s, filepath.Join(dir, fmt.Sprintf("%s_%s_run%d.json.gz", s.name, kind, i)), data)
 		}
 	}
 }
@@ -65,9 +68,7 @@ func writeGzip(s *stack, path string, data []byte) {
 	require.NoError(s.t, zw.Close())
 }
 
-// listRequest lists every run of one workflow id, oldest first.
+// listRequest lists every run of one workflow id.
 func listRequest(id string) *workflowservice.ListWorkflowExecutionsRequest {
-	return &workflowservice.ListWorkflowExecutionsRequest{
-		Query: fmt.Sprintf("WorkflowId = %q ORDER BY StartTime ASC", id),
-	}
+	return &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = %q", id)}
 }

@@ -40,6 +40,7 @@ func TestCheckpointUpdateAnswersOnceRecorded(t *testing.T) {
 	require.Equal(t, []workflows.GroupCheckpointResult{{Group: 1, Outcome: workflows.CheckpointEmpty}}, again.Groups)
 
 	s.stopAndWait(spec, run)
+	s.recordHistories(spec)
 	s.requireExactlyOnce(spec, gen.RunID, 2000)
 }
 
@@ -77,6 +78,7 @@ func TestSuspendResetResume(t *testing.T) {
 	require.NoError(t, s.update(spec, workflows.UpdateResume, nil, &op))
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
+	s.recordHistories(spec)
 
 	// Partition 0's first 2000-wave events were published before the reset
 	// and again after it; everything else exactly once.
@@ -115,6 +117,7 @@ func TestTaskDurationRollsGroupsOver(t *testing.T) {
 	require.GreaterOrEqual(t, s.publishedSequences(spec.DataSchema.DataSource), 2)
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
+	s.recordHistories(spec)
 	s.requireExactlyOnce(spec, gen.RunID, produced)
 }
 
@@ -149,5 +152,6 @@ func TestTaskCountChangeRegroupsExactlyOnce(t *testing.T) {
 	spec = next
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
+	s.recordHistories(spec)
 	s.requireExactlyOnce(spec, gen.RunID, 5000)
 }
