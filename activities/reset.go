@@ -14,7 +14,6 @@ import (
 	"handoff/internal/protocol"
 )
 
-
 // ResetOffsets moves the datasource's stored offsets of the target
 // partitions to where the targets say, checked against the partitions'
 // current bounds in Kafka, and returns the offsets it stored. Either all
