@@ -33,7 +33,10 @@ func TestMissingTopicIsReportedAndRecovered(t *testing.T) {
 	require.NoError(t, s.broker.CreateTopic(context.Background(), spec.IOConfig.Topic, 2))
 	gen := eventgen.New(s.name, 3)
 	s.produce(gen, 3000)
-	require.Eventually(t, func() bool { return s.status(spec).State == workflows.StateRunning },
+	require.Eventually(t, func() bool {
+		st := s.status(spec).State
+		return st == workflows.StateRunning || st == workflows.StateIdle
+	},
 		30*time.Second, 200*time.Millisecond, "supervisor did not recover once the topic existed")
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)

@@ -59,11 +59,11 @@ func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
 		s.reconcile(ctx)
 		s.publishVisibility(ctx)
 		if s.stopped() {
-			return s.complete(ctx)
+			return s.complete(ctx, sig)
 		}
 		s.waitPeriod(ctx, sig)
 		if s.stopped() {
-			return s.complete(ctx)
+			return s.complete(ctx, sig)
 		}
 		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
 			return s.continueAsNew(ctx, sig)
@@ -71,21 +71,33 @@ func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
 	}
 }
 
-func (s *supervisor) complete(ctx workflow.Context) error {
+func (s *supervisor) complete(ctx workflow.Context, sig supervisorSignals) error {
 	s.c.State, s.c.DetailedState = StateStopped, StateStopped
 	s.publishVisibility(ctx)
-	// Answer the updates still waiting before the run closes.
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	s.finishHandlers(ctx, sig)
 	return nil
 }
 
 // continueAsNew hands the state to a fresh run once every buffered signal is
 // handled and no update handler is still running.
 func (s *supervisor) continueAsNew(ctx workflow.Context, sig supervisorSignals) error {
-	_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+	s.finishHandlers(ctx, sig)
 	s.drain(ctx, sig)
 	carry := s.c
 	return workflow.NewContinueAsNewError(ctx, SupervisorWorkflowName, SupervisorInput{Spec: s.spec, Carry: &carry})
+}
+
+// finishHandlers waits until every update handler has answered, handling
+// signals meanwhile: a checkpoint update waits on the groups' requests.
+func (s *supervisor) finishHandlers(ctx workflow.Context, sig supervisorSignals) {
+	for !workflow.AllHandlersFinished(ctx) {
+		sel := workflow.NewSelector(ctx)
+		s.addSignals(ctx, sel, sig)
+		_ = workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) || sel.HasPending() })
+		if sel.HasPending() {
+			sel.Select(ctx)
+		}
+	}
 }
 
 // waitPeriod handles signals until the period passes, something asks for a
