@@ -28,22 +28,30 @@ type DataSchema struct {
 	DataSource      string          `json:"dataSource"`
 	TimestampSpec   TimestampSpec   `json:"timestampSpec"`
 	DimensionsSpec  DimensionsSpec  `json:"dimensionsSpec"`
+	MetricsSpec     []MetricSpec    `json:"metricsSpec,omitempty"`
 	GranularitySpec GranularitySpec `json:"granularitySpec"`
+	// Filter keeps only rows whose dimension has the value. Optional.
+	Filter *Filter `json:"filter,omitempty"`
 }
 
 // TimestampSpec names the column holding each row's time.
 type TimestampSpec struct {
 	// Column is the input field with the row's time. Required.
 	Column string `json:"column"`
-	// Format is iso, millis, seconds or auto. Default auto.
+	// Format is iso, millis, seconds, auto, or a Go time layout (such as
+	// "2006-01-02 15:04:05"). Default auto.
 	Format string `json:"format,omitempty"`
 }
 
-// DimensionsSpec lists the string columns kept from each row.
+// DimensionsSpec says which input fields become dimension columns.
 type DimensionsSpec struct {
-	// Dimensions are the input fields stored as string columns, in order.
-	// Required (schemaless discovery is not supported yet).
-	Dimensions []string `json:"dimensions"`
+	// Dimensions are the dimension columns, in order. Each is a name (a
+	// string dimension) or {"name", "type": string|long|double}. When
+	// empty, every top-level field that is not the timestamp, a metric's
+	// input or excluded becomes a string dimension (schemaless discovery).
+	Dimensions []DimensionSpec `json:"dimensions"`
+	// DimensionExclusions are fields discovery leaves out.
+	DimensionExclusions []string `json:"dimensionExclusions,omitempty"`
 }
 
 // GranularitySpec sets how rows are bucketed.
@@ -52,7 +60,13 @@ type GranularitySpec struct {
 	SegmentGranularity Granularity `json:"segmentGranularity,omitempty"`
 	// QueryGranularity truncates each row's time. Default none.
 	QueryGranularity Granularity `json:"queryGranularity,omitempty"`
+	// Rollup aggregates rows with the same truncated time and dimensions.
+	// Default true, as in Druid.
+	Rollup *bool `json:"rollup,omitempty"`
 }
+
+// RollupOn reports whether rollup is on (the default).
+func (g GranularitySpec) RollupOn() bool { return g.Rollup == nil || *g.Rollup }
 
 // IOConfig says where rows come from and how reading is split.
 type IOConfig struct {
@@ -72,6 +86,17 @@ type IOConfig struct {
 	// generation reads on while the old sequences publish (zero: never).
 	// Default 0.
 	TaskDuration Duration `json:"taskDuration,omitempty"`
+	// InputFormat says how a message becomes rows. Default JSON.
+	InputFormat InputFormat `json:"inputFormat"`
+	// LateMessageRejectionPeriod throws away rows whose time is more than
+	// this before the moment they are read (zero: keep all). Default 0.
+	LateMessageRejectionPeriod Duration `json:"lateMessageRejectionPeriod,omitempty"`
+	// EarlyMessageRejectionPeriod throws away rows whose time is more than
+	// this after the moment they are read (zero: keep all). Default 0.
+	EarlyMessageRejectionPeriod Duration `json:"earlyMessageRejectionPeriod,omitempty"`
+	// DeadLetterTopic receives every unparseable or thrown-away message,
+	// unchanged, with headers saying where it came from and why. Optional.
+	DeadLetterTopic string `json:"deadLetterTopic,omitempty"`
 }
 
 // TuningConfig bounds the work of each task group.
@@ -90,6 +115,21 @@ type TuningConfig struct {
 	MaxRecordsPerChunk int `json:"maxRecordsPerChunk,omitempty"`
 	// ChunkPeriod bounds how long one consume activity reads. Default 1s.
 	ChunkPeriod Duration `json:"chunkPeriod,omitempty"`
+	// MaxRowsInMemory bounds the rows (after rollup) one consume activity
+	// holds before it writes its chunk. Default 150,000.
+	MaxRowsInMemory int `json:"maxRowsInMemory,omitempty"`
+	// MaxBytesInMemory bounds the bytes of rows one consume activity holds
+	// before it writes its chunk. Default 64 MiB.
+	MaxBytesInMemory int64 `json:"maxBytesInMemory,omitempty"`
+	// MaxParseExceptions fails the group with a ParseExceptionsExceeded
+	// error once more rows than this were unparseable (0 fails on the
+	// first). Default unlimited.
+	MaxParseExceptions *int64 `json:"maxParseExceptions,omitempty"`
+	// MaxSavedParseExceptions keeps this many of the latest unparseable
+	// rows per supervisor in the parse_errors table. Default 0.
+	MaxSavedParseExceptions int `json:"maxSavedParseExceptions,omitempty"`
+	// LogParseExceptions logs every unparseable row. Default false.
+	LogParseExceptions bool `json:"logParseExceptions,omitempty"`
 }
 
 // Defaults for optional spec fields.
@@ -100,6 +140,8 @@ const (
 	DefaultMaxTotalRows       = 20_000_000
 	DefaultMaxRecordsPerChunk = 100_000
 	DefaultChunkPeriod        = Duration(1e9)
+	DefaultMaxRowsInMemory    = 150_000
+	DefaultMaxBytesInMemory   = 64 << 20
 )
 
 // FieldError names the spec field that is wrong and what was expected.
@@ -161,6 +203,18 @@ func (s *Spec) ApplyDefaults() {
 	if t.ChunkPeriod == 0 {
 		t.ChunkPeriod = DefaultChunkPeriod
 	}
+	if t.MaxRowsInMemory == 0 {
+		t.MaxRowsInMemory = DefaultMaxRowsInMemory
+	}
+	if t.MaxBytesInMemory == 0 {
+		t.MaxBytesInMemory = DefaultMaxBytesInMemory
+	}
+	s.IOConfig.InputFormat.applyDefaults()
+	for i := range s.DataSchema.DimensionsSpec.Dimensions {
+		if s.DataSchema.DimensionsSpec.Dimensions[i].Type == "" {
+			s.DataSchema.DimensionsSpec.Dimensions[i].Type = TypeString
+		}
+	}
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -178,20 +232,30 @@ func (s Spec) Validate() error {
 		{ds.DataSource == "", "dataSchema.dataSource", "required: the datasource segments belong to"},
 		{ds.DataSource != "" && !idPattern.MatchString(ds.DataSource), "dataSchema.dataSource", "want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"},
 		{ds.TimestampSpec.Column == "", "dataSchema.timestampSpec.column", "required: the input field holding each row's time"},
-		{!validTimestampFormat(ds.TimestampSpec.Format), "dataSchema.timestampSpec.format", "want iso, millis, seconds or auto"},
-		{len(ds.DimensionsSpec.Dimensions) == 0, "dataSchema.dimensionsSpec.dimensions", "required: at least one input field to keep"},
+		{!validTimestampFormat(ds.TimestampSpec.Format), "dataSchema.timestampSpec.format", "want iso, millis, seconds, auto, or a Go time layout such as \"2006-01-02 15:04:05\""},
 		{s.IOConfig.Topic == "", "ioConfig.topic", "required: the Kafka topic to read"},
 		{s.IOConfig.TaskCount < 1, "ioConfig.taskCount", "want 1 or more"},
 		{s.TuningConfig.MaxRowsPerSegment < 1, "tuningConfig.maxRowsPerSegment", "want 1 or more"},
 		{s.TuningConfig.MaxTotalRows < 1, "tuningConfig.maxTotalRows", "want 1 or more"},
 		{s.TuningConfig.MaxRecordsPerChunk < 1, "tuningConfig.maxRecordsPerChunk", "want 1 or more"},
+		{s.TuningConfig.MaxRowsInMemory < 1, "tuningConfig.maxRowsInMemory", "want 1 or more"},
+		{s.TuningConfig.MaxBytesInMemory < 1<<20, "tuningConfig.maxBytesInMemory", "want 1048576 (1 MiB) or more"},
+		{s.TuningConfig.MaxParseExceptions != nil && *s.TuningConfig.MaxParseExceptions < 0, "tuningConfig.maxParseExceptions", "want 0 or more (leave it out for unlimited)"},
+		{s.TuningConfig.MaxSavedParseExceptions < 0 || s.TuningConfig.MaxSavedParseExceptions > 100_000, "tuningConfig.maxSavedParseExceptions", "want 0 to 100000"},
+		{s.IOConfig.DeadLetterTopic != "" && s.IOConfig.DeadLetterTopic == s.IOConfig.Topic, "ioConfig.deadLetterTopic", "must not be the topic being read"},
 	}
 	for _, c := range checks {
 		if c.bad {
 			return &FieldError{Path: c.path, Msg: c.msg}
 		}
 	}
-	if err := validateDimensions(ds); err != nil {
+	if err := validateColumns(ds); err != nil {
+		return err
+	}
+	if err := validateFilter(ds); err != nil {
+		return err
+	}
+	if err := s.IOConfig.InputFormat.validate("ioConfig.inputFormat"); err != nil {
 		return err
 	}
 	for path, g := range map[string]Granularity{
@@ -206,31 +270,6 @@ func (s Spec) Validate() error {
 		return &FieldError{Path: "dataSchema.granularitySpec.segmentGranularity", Msg: "none is not a segment interval: want second ... year"}
 	}
 	return nil
-}
-
-func validateDimensions(ds DataSchema) error {
-	seen := map[string]bool{}
-	for i, d := range ds.DimensionsSpec.Dimensions {
-		path := fmt.Sprintf("dataSchema.dimensionsSpec.dimensions[%d]", i)
-		switch {
-		case d == "":
-			return &FieldError{Path: path, Msg: "empty name"}
-		case d == ds.TimestampSpec.Column || strings.HasPrefix(d, "__"):
-			return &FieldError{Path: path, Msg: fmt.Sprintf("%q is reserved (the timestamp column or a name starting with __)", d)}
-		case seen[d]:
-			return &FieldError{Path: path, Msg: fmt.Sprintf("%q is listed twice", d)}
-		}
-		seen[d] = true
-	}
-	return nil
-}
-
-func validTimestampFormat(f string) bool {
-	switch f {
-	case "iso", "millis", "seconds", "auto":
-		return true
-	}
-	return false
 }
 
 // describeJSONError turns decoder errors into messages with a line and
