@@ -88,16 +88,17 @@ func TestParseSpecMinimalAppliesDefaults(t *testing.T) {
 		DataSchema: domain.DataSchema{
 			DataSource:     "wiki",
 			TimestampSpec:  domain.TimestampSpec{Column: "ts", Format: "auto"},
-			DimensionsSpec: domain.DimensionsSpec{Dimensions: []string{"page", "user"}},
+			DimensionsSpec: domain.DimensionsSpec{Dimensions: []domain.DimensionSpec{{Name: "page", Type: domain.TypeString}, {Name: "user", Type: domain.TypeString}}},
 			GranularitySpec: domain.GranularitySpec{
 				SegmentGranularity: domain.GranularityHour,
 				QueryGranularity:   domain.GranularityNone,
 			},
 		},
 		IOConfig: domain.IOConfig{
-			Topic:     "wikipedia",
-			TaskCount: 1,
-			Period:    domain.Duration(30 * time.Second),
+			Topic:       "wikipedia",
+			TaskCount:   1,
+			Period:      domain.Duration(30 * time.Second),
+			InputFormat: domain.InputFormat{Type: domain.InputJSON},
 		},
 		TuningConfig: domain.TuningConfig{
 			MaxRowsPerSegment:         5_000_000,
@@ -105,6 +106,8 @@ func TestParseSpecMinimalAppliesDefaults(t *testing.T) {
 			IntermediateHandoffPeriod: 0,
 			MaxRecordsPerChunk:        100_000,
 			ChunkPeriod:               domain.Duration(time.Second),
+			MaxRowsInMemory:           domain.DefaultMaxRowsInMemory,
+			MaxBytesInMemory:          domain.DefaultMaxBytesInMemory,
 		},
 	}
 	require.Equal(t, want, s)
@@ -126,7 +129,7 @@ func TestParseSpecFullKeepsEveryValue(t *testing.T) {
 		DataSchema: domain.DataSchema{
 			DataSource:     "wiki_v2",
 			TimestampSpec:  domain.TimestampSpec{Column: "time", Format: "millis"},
-			DimensionsSpec: domain.DimensionsSpec{Dimensions: []string{"page", "user", "country"}},
+			DimensionsSpec: domain.DimensionsSpec{Dimensions: []domain.DimensionSpec{{Name: "page", Type: domain.TypeString}, {Name: "user", Type: domain.TypeString}, {Name: "country", Type: domain.TypeString}}},
 			GranularitySpec: domain.GranularitySpec{
 				SegmentGranularity: domain.GranularityDay,
 				QueryGranularity:   domain.GranularityMinute,
@@ -137,6 +140,7 @@ func TestParseSpecFullKeepsEveryValue(t *testing.T) {
 			TaskCount:         3,
 			UseEarliestOffset: true,
 			Period:            domain.Duration(time.Minute),
+			InputFormat:       domain.InputFormat{Type: domain.InputJSON},
 		},
 		TuningConfig: domain.TuningConfig{
 			MaxRowsPerSegment:         1000,
@@ -144,6 +148,8 @@ func TestParseSpecFullKeepsEveryValue(t *testing.T) {
 			IntermediateHandoffPeriod: domain.Duration(10 * time.Minute),
 			MaxRecordsPerChunk:        500,
 			ChunkPeriod:               domain.Duration(2 * time.Second),
+			MaxRowsInMemory:           domain.DefaultMaxRowsInMemory,
+			MaxBytesInMemory:          domain.DefaultMaxBytesInMemory,
 		},
 	}
 	require.Equal(t, want, s)
@@ -172,7 +178,6 @@ func TestParseSpecMissingRequiredFieldNamesPath(t *testing.T) {
 		"id",
 		"dataSchema.dataSource",
 		"dataSchema.timestampSpec.column",
-		"dataSchema.dimensionsSpec.dimensions",
 		"ioConfig.topic",
 	} {
 		t.Run(path, func(t *testing.T) {
@@ -261,6 +266,7 @@ func TestParseSpecWrongTypeNamesField(t *testing.T) {
 		{"tuningConfig.maxRowsPerSegment", 1.5},
 		{"dataSchema.dimensionsSpec.dimensions", "page"},
 		{"dataSchema.dimensionsSpec.dimensions", []any{"page", 7}},
+		{"dataSchema.metricsSpec", map[string]any{"type": "count"}},
 		{"dataSchema.timestampSpec", "ts"},
 	}
 	for _, tt := range tests {
@@ -303,7 +309,7 @@ func TestParseSpecRefusesBadValues(t *testing.T) {
 		{"id too long", "id", strings.Repeat("a", 129), "id", ""},
 		{"bad datasource", "dataSchema.dataSource", "wiki pages", "dataSchema.dataSource", ""},
 		{"empty dimension", "dataSchema.dimensionsSpec.dimensions", []any{"page", ""}, "dataSchema.dimensionsSpec.dimensions[1]", "empty"},
-		{"duplicate dimension", "dataSchema.dimensionsSpec.dimensions", []any{"page", "user", "page"}, "dataSchema.dimensionsSpec.dimensions[2]", `"page" is listed twice`},
+		{"duplicate dimension", "dataSchema.dimensionsSpec.dimensions", []any{"page", "user", "page"}, "dataSchema.dimensionsSpec.dimensions[2]", `"page" is already the name of dataSchema.dimensionsSpec.dimensions[0]`},
 		{"dimension is the timestamp column", "dataSchema.dimensionsSpec.dimensions", []any{"page", "ts"}, "dataSchema.dimensionsSpec.dimensions[1]", `"ts"`},
 		{"reserved dimension", "dataSchema.dimensionsSpec.dimensions", []any{"__time"}, "dataSchema.dimensionsSpec.dimensions[0]", "reserved"},
 	}
