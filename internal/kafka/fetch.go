@@ -13,10 +13,11 @@ import (
 
 // Record is one message read from a partition.
 type Record struct {
-	Offset int64
-	Time   time.Time
-	Key    []byte
-	Value  []byte
+	Offset  int64
+	Time    time.Time
+	Key     []byte
+	Value   []byte
+	Headers map[string]string
 }
 
 // FetchResult is what one fetch of one partition returned.
@@ -78,6 +79,12 @@ func (c *Client) Fetch(ctx context.Context, topic string, partition int32, offse
 		}
 		if rec.Key, err = readBytes(r.Key); err != nil {
 			return FetchResult{}, fmt.Errorf("read key of %s[%d]@%d: %w", topic, partition, r.Offset, err)
+		}
+		for _, h := range r.Headers {
+			if rec.Headers == nil {
+				rec.Headers = map[string]string{}
+			}
+			rec.Headers[h.Key] = string(h.Value)
 		}
 		out.Records = append(out.Records, rec)
 		out.Next = r.Offset + 1
