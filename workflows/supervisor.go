@@ -18,6 +18,9 @@ type supervisor struct {
 	waiters map[int][]*checkpointWaiter
 	// visible is the state last written to the search attributes.
 	visible string
+	// reconciling and resetting keep a reset from interleaving with a
+	// reconcile: both change the groups' sequences across activities.
+	reconciling, resetting bool
 }
 
 // supervisorSignals are the channels a supervisor listens on.
@@ -62,10 +65,15 @@ func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
 			return s.complete(ctx, sig)
 		}
 		s.waitPeriod(ctx, sig)
+		// Signals that came with the timer are handled before the next
+		// reconcile looks at the groups.
+		s.drain(ctx, sig)
 		if s.stopped() {
 			return s.complete(ctx, sig)
 		}
-		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+		// An update in flight may wait on a reconcile (a suspend waits for
+		// SUSPENDED): continue as new only once none is.
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() && workflow.AllHandlersFinished(ctx) {
 			return s.continueAsNew(ctx, sig)
 		}
 	}

@@ -17,6 +17,9 @@ import (
 // either starts and rolls over groups or drains them, and applies a pending
 // spec once drained.
 func (s *supervisor) reconcile(ctx workflow.Context) {
+	_ = workflow.Await(ctx, func() bool { return !s.resetting })
+	s.reconciling = true
+	defer func() { s.reconciling = false }()
 	if !s.c.SpecRecorded {
 		if _, err := s.recordSpec(ctx, s.spec); err != nil {
 			s.recordError(ctx, "record the spec: "+errorMessage(err))
@@ -184,10 +187,16 @@ func (s *supervisor) refreshRunning(ctx workflow.Context) error {
 		if running, asked := res.Running[id]; !asked || running || !rec.Running {
 			continue
 		}
+		closed := res.Closed[id]
+		if closed.Status == "Completed" && rec.StopSent {
+			// Finished as told; its group-finished signal may still be on
+			// its way.
+			rec.Finished, rec.Running, rec.RollingTo = true, false, 0
+			continue
+		}
 		rec.Running, rec.RollingTo = false, 0
 		rec.Failures++
 		rec.RetryAt = now(ctx).Add(restartBackoff(rec.Failures))
-		closed := res.Closed[id]
 		msg := fmt.Sprintf("group %d (generation %d) %s", g, rec.Generation, describeClosed(closed))
 		s.recordError(ctx, msg+fmt.Sprintf("; restarting it from the committed offsets in %s", restartBackoff(rec.Failures)))
 		s.resolve(g, GroupCheckpointResult{Outcome: CheckpointNotRunning})

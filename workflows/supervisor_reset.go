@@ -18,6 +18,9 @@ func (s *supervisor) updateReset(ctx workflow.Context, r ResetRequest) (ResetRes
 	if err != nil {
 		return ResetResult{}, err
 	}
+	_ = workflow.Await(ctx, func() bool { return !s.reconciling && !s.resetting })
+	s.resetting = true
+	defer func() { s.resetting = false }()
 	affected := map[int]bool{}
 	for p := range targets {
 		affected[domain.GroupOf(p, s.spec.IOConfig.TaskCount)] = true

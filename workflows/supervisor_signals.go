@@ -143,6 +143,13 @@ func (s *supervisor) onProgress(ctx workflow.Context, m GroupProgress) {
 func (s *supervisor) confirmGeneration(ctx workflow.Context, rec *groupRecord, gen int) {
 	if rec.RollingTo != 0 && gen == rec.RollingTo {
 		rec.Generation, rec.RollingTo, rec.StartedAt = gen, 0, now(ctx)
+		// A checkpoint asked during the rollover that closed nothing has
+		// had its answer: the rollover closed the sequence, or it was empty.
+		for g, r := range s.c.Groups {
+			if r == rec {
+				s.resolve(g, GroupCheckpointResult{Outcome: CheckpointEmpty})
+			}
+		}
 	}
 }
 

@@ -43,9 +43,12 @@ func (s *supervisor) status() SupervisorStatus {
 func (s *supervisor) partitionLag() map[int32]int64 {
 	base := domain.Offsets{}
 	for _, rec := range s.c.Groups {
-		if len(rec.Sequences) > 0 {
-			for p, o := range rec.Sequences[0].Start {
-				base[p] = o
+		// A partition starts in the first sequence that holds it.
+		for _, q := range rec.Sequences {
+			for p, o := range q.Start {
+				if _, ok := base[p]; !ok {
+					base[p] = o
+				}
 			}
 		}
 	}

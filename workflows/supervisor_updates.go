@@ -161,7 +161,7 @@ func (s *supervisor) validateReset(ctx workflow.Context, r ResetRequest) error {
 	if err := s.validateRunning(ctx); err != nil {
 		return err
 	}
-	if s.c.State != StateSuspended && !r.Force {
+	if !(s.c.Target == targetSuspend && s.drained()) && !r.Force {
 		return fmt.Errorf("the supervisor is %s: suspend it first (its groups publish what they read), or force the reset, which drops what they read and did not publish", s.c.State)
 	}
 	_, err := s.resetTargets(r)

@@ -29,8 +29,9 @@ type taskGroup struct {
 	err        error           // set when the group must fail
 	draining   bool            // continue-as-new is due: start no new activity
 
-	report       ReadTotals // read since the last progress report
-	lastReportAt time.Time
+	report          ReadTotals // read since the last progress report
+	lastReportAt    time.Time
+	parseExceptions int64 // unparseable rows met, against maxParseExceptions
 }
 
 // groupSignals are the channels a task group listens on.
@@ -99,6 +100,7 @@ func newTaskGroup(ctx workflow.Context, in TaskGroupInput) *taskGroup {
 			g.seqs = append(g.seqs, &c.Sequences[i])
 		}
 		g.pos, g.wantClose, g.requested, g.stopping = c.Position, c.WantClose, c.Requested, c.Stopping
+		g.parseExceptions = c.ParseExceptions
 		g.in.Carry = nil
 		return g
 	}
@@ -174,7 +176,7 @@ func (g *taskGroup) carry() TaskGroupInput {
 			g.wantClose = ""
 		}
 	}
-	c := &TaskGroupCarry{Position: g.pos, WantClose: g.wantClose, Requested: g.requested, Stopping: g.stopping}
+	c := &TaskGroupCarry{Position: g.pos, WantClose: g.wantClose, Requested: g.requested, Stopping: g.stopping, ParseExceptions: g.parseExceptions}
 	for _, s := range g.seqs {
 		c.Sequences = append(c.Sequences, *s)
 	}

@@ -104,6 +104,7 @@ func (g *taskGroup) planConsume(ctx workflow.Context) {
 		Spec: g.in.Spec, Group: g.in.Group,
 		SequenceName: domain.SequenceName(g.in.Spec.ID, g.in.Group, target.ID),
 		From:         subset(g.pos, target.Start.Partitions()), Until: until,
+		ParseExceptions: g.parseExceptions,
 	})
 }
 
@@ -146,6 +147,8 @@ func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
 	g.report.Records += res.Records
 	g.report.Rows += res.Rows
 	g.report.Unparseable += res.Unparseable
+	g.report.ThrownAway += res.ThrownAway
+	g.parseExceptions += res.Unparseable
 	if workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx)
 	}

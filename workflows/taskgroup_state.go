@@ -31,6 +31,8 @@ type TaskGroupCarry struct {
 	WantClose string          `json:"wantClose,omitempty"`
 	Requested bool            `json:"requested,omitempty"`
 	Stopping  bool            `json:"stopping,omitempty"`
+	// ParseExceptions counts unparseable rows met by this generation.
+	ParseExceptions int64 `json:"parseExceptions,omitempty"`
 }
 
 // groupSequence is a sequence as its group tracks it: the staging files of

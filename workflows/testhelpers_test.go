@@ -33,7 +33,7 @@ func testSpec() domain.Spec {
 		DataSchema: domain.DataSchema{
 			DataSource:     "events",
 			TimestampSpec:  domain.TimestampSpec{Column: "ts"},
-			DimensionsSpec: domain.DimensionsSpec{Dimensions: []string{"user"}},
+			DimensionsSpec: domain.DimensionsSpec{Dimensions: []domain.DimensionSpec{{Name: "user"}}},
 		},
 		IOConfig: domain.IOConfig{
 			Topic:  "events",

@@ -18,4 +18,7 @@ const (
 	// ErrInvalidReset: a reset names a partition the topic does not have or
 	// an offset outside a partition's range.
 	ErrInvalidReset = "InvalidReset"
+	// ErrParseExceptionsExceeded: a group met more unparseable rows than
+	// tuningConfig.maxParseExceptions allows.
+	ErrParseExceptionsExceeded = "ParseExceptionsExceeded"
 )

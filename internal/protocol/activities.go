@@ -42,14 +42,18 @@ type ConsumeInput struct {
 	// Until, when set, is the exclusive end per partition (the end offsets
 	// of a closed sequence); nothing at or past it is read.
 	Until domain.Offsets
+	// ParseExceptions counts the unparseable rows the group met before
+	// this chunk, against tuningConfig.maxParseExceptions.
+	ParseExceptions int64
 }
 
 // ConsumeResult says how far the chunk read and where its rows are.
 type ConsumeResult struct {
 	To          domain.Offsets
 	Records     int64
-	Rows        int64
+	Rows        int64 // after rollup
 	Unparseable int64
+	ThrownAway  int64 // late, early or filtered out
 	// StagingKey names the chunk's staging file; "" when it holds no rows.
 	StagingKey string
 	Bytes      int64
