@@ -65,7 +65,11 @@ func TestWikiDimensionsAreGeneratorFields(t *testing.T) {
 	if err := json.Unmarshal(eventgen.New("x", 1).Event(0), &event); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range append([]string{s.DataSchema.TimestampSpec.Column}, s.DataSchema.DimensionsSpec.Dimensions...) {
+	fields := []string{s.DataSchema.TimestampSpec.Column}
+	for _, d := range s.DataSchema.DimensionsSpec.Dimensions {
+		fields = append(fields, d.Name)
+	}
+	for _, f := range fields {
 		if _, ok := event[f]; !ok {
 			t.Errorf("spec field %q is not in generated events %v", f, event)
 		}

@@ -97,7 +97,9 @@ func (s *stack) spec(taskCount int) domain.Spec {
 		DataSchema: domain.DataSchema{
 			DataSource:     s.name,
 			TimestampSpec:  domain.TimestampSpec{Column: "ts", Format: "iso"},
-			DimensionsSpec: domain.DimensionsSpec{Dimensions: []string{"id", "page", "user", "country", "action"}},
+			DimensionsSpec: domain.DimensionsSpec{Dimensions: []domain.DimensionSpec{
+				{Name: "id"}, {Name: "page"}, {Name: "user"}, {Name: "country"}, {Name: "action"},
+			}},
 			GranularitySpec: domain.GranularitySpec{
 				SegmentGranularity: domain.GranularityMinute,
 			},

@@ -47,8 +47,9 @@ type TimestampSpec struct {
 type DimensionsSpec struct {
 	// Dimensions are the dimension columns, in order. Each is a name (a
 	// string dimension) or {"name", "type": string|long|double}. When
-	// empty, every top-level field that is not the timestamp, a metric's
-	// input or excluded becomes a string dimension (schemaless discovery).
+	// empty, every top-level or flattened field that is not the timestamp,
+	// a metric's input, excluded, or named with a leading __ becomes a
+	// string dimension, in first-seen order (schemaless discovery).
 	Dimensions []DimensionSpec `json:"dimensions"`
 	// DimensionExclusions are fields discovery leaves out.
 	DimensionExclusions []string `json:"dimensionExclusions,omitempty"`

@@ -1,125 +1,193 @@
 // Package parse turns Kafka message values into rows as a spec describes
 // them: the row's time from the timestamp column, truncated to the query
-// granularity, and its dimension values.
+// granularity, typed dimension values (declared or discovered), and each
+// metric's initial value. It reads JSON objects (with an optional
+// flattenSpec) and CSV.
 package parse
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"math"
-	"strconv"
-	"strings"
+	"slices"
 	"time"
+	"unicode/utf8"
 
 	"handoff/internal/domain"
 )
 
-// Parser parses the JSON messages of one spec. It is safe for concurrent use.
+// Parser turns messages into rows for one spec. It is not safe for
+// concurrent use (discovery state): use one per consume activity.
 type Parser struct {
-	tsColumn string
-	tsFormat string
-	dims     []string
-	query    domain.Granularity
+	tsColumn, tsFormat string
+	query              domain.Granularity
+	late, early        time.Duration // 0: keep all
+	filter             *domain.Filter
+	csv                *csvFormat // nil for JSON
+
+	// Where each input the spec names comes from.
+	tsSrc, filterSrc source
+	filterDim        int // index of the filter's declared dimension, or -1
+	declared         []domain.Column
+	dimSrc           []source
+	metrics          []domain.MetricSpec
+	metSrc           []source
+	flat             []flatField
+
+	// keys maps the top-level fields the parser cares about; with
+	// discovery it grows with every new field.
+	keys      map[string]keyInfo
+	discover  bool // no dimensions declared
+	topFields bool // top-level fields are read by name (not only flattened ones)
+	dimCols   []domain.Column
+
+	// Per message.
+	top      []field // by keyInfo.slot
+	flatVals []field // by flat index
+	dimVals  []field // by discovered dimension
+	lastDim  int     // dimVals[lastDim:] are unset
+	mark     int     // len(dimCols) when the message began
+	badUTF8  bool
+	rows     []domain.Row
+	interned map[string]string
 }
 
-// New returns a parser for the spec's data schema.
-func New(s domain.DataSchema) *Parser {
-	return &Parser{
-		tsColumn: s.TimestampSpec.Column,
-		tsFormat: s.TimestampSpec.Format,
-		dims:     s.DimensionsSpec.Dimensions,
-		query:    s.GranularitySpec.QueryGranularity,
-	}
+// keyInfo is what a top-level field feeds: a slot read by a source (-1:
+// none) and a discovered dimension (-1: not yet; noDim: never).
+type keyInfo struct {
+	slot, dim int
 }
 
-// Parse parses one JSON object. Its error says what is wrong with the
-// message; the caller adds where the message came from.
-func (p *Parser) Parse(value []byte) (domain.Row, error) {
-	var fields map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(value))
-	dec.UseNumber()
-	if err := dec.Decode(&fields); err != nil {
-		return domain.Row{}, fmt.Errorf("not a JSON object: %w", err)
+const noDim = -2
+
+// source says where a named input is read: a flatten field, else a
+// top-level slot, else nowhere (always missing).
+type source struct {
+	flat, slot int
+}
+
+type flatField struct {
+	name     string
+	slot     int // top-level slot of the root field or first path step; -1: none
+	steps    []step
+	dim      int // as keyInfo.dim
+	excluded bool
+}
+
+// maxDiscoveredDims bounds schemaless discovery, so that messages with
+// ever-new keys cannot grow a schema without end.
+const maxDiscoveredDims = 10_000
+
+// Parse parses one Kafka message value read at time now and calls emit for
+// each row it holds (JSON: one; CSV: one per line, or per line after the
+// header with findColumnsFromHeader). A message is all or nothing: if any
+// of its rows is bad or thrown away, nothing is emitted. The error is an
+// *UnparseableError, or (when every row parses) a *RejectedError for the
+// first row thrown away.
+func (p *Parser) Parse(value []byte, now time.Time, emit func(domain.Row)) error {
+	// One copy of the message; every field is a view into it.
+	msg := string(value)
+	p.mark = len(p.dimCols)
+	p.badUTF8 = !utf8.ValidString(msg)
+	p.rows = p.rows[:0]
+	var err error
+	if p.csv != nil {
+		err = p.parseCSV(msg, now)
+	} else {
+		err = p.parseJSON(msg, now)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return domain.Row{}, fmt.Errorf("not one JSON object: more follows at byte %d", dec.InputOffset())
-	}
-	if fields == nil {
-		return domain.Row{}, fmt.Errorf("not a JSON object: null")
-	}
-	raw, ok := fields[p.tsColumn]
-	if !ok {
-		return domain.Row{}, fmt.Errorf("timestamp column %q is missing", p.tsColumn)
-	}
-	t, err := p.timestamp(raw)
 	if err != nil {
-		return domain.Row{}, fmt.Errorf("timestamp column %q: %w", p.tsColumn, err)
+		p.forget()
+		clear(p.rows)
+		return err
 	}
-	row := domain.Row{Time: p.query.Truncate(t).UnixMilli(), Dims: make([]string, len(p.dims))}
-	for i, d := range p.dims {
-		row.Dims[i] = dimension(fields[d])
+	for _, r := range p.rows {
+		emit(r)
 	}
-	return row, nil
+	clear(p.rows)
+	return nil
 }
 
-func (p *Parser) timestamp(raw json.RawMessage) (time.Time, error) {
-	s := string(raw)
-	quoted := strings.HasPrefix(s, `"`)
-	if quoted {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return time.Time{}, err
+// Schema is the declared schema or, with discovery, the dimensions
+// discovered so far (string columns, in first-seen order) plus the
+// metrics. Rows emitted before have no more dimensions than it.
+func (p *Parser) Schema() domain.Schema {
+	if p.discover {
+		return domain.Schema{Dims: slices.Clip(p.dimCols), Metrics: p.metrics}
+	}
+	return domain.Schema{Dims: p.declared, Metrics: p.metrics}
+}
+
+func (p *Parser) parseJSON(msg string, now time.Time) error {
+	p.beginRow()
+	if err := p.scanObject(msg); err != nil {
+		return err
+	}
+	reject, err := p.finishRow(now)
+	if err != nil {
+		return err
+	}
+	if reject != nil {
+		return reject
+	}
+	return nil
+}
+
+// scanObject reads the message's one object, setting each top-level field.
+func (p *Parser) scanObject(msg string) error {
+	sc := scanner{s: msg}
+	sc.ws()
+	switch {
+	case sc.i == len(msg):
+		return unparseable("", "empty message: want a JSON object")
+	case msg[sc.i] != '{':
+		if f, err := sc.value(1); err == nil {
+			return unparseable("", "want a JSON object, got %s", describe(f))
 		}
+		return sc.fail("want a JSON object")
 	}
-	switch p.tsFormat {
-	case "iso":
-		return parseISO(s)
-	case "millis":
-		return parseEpoch(s, time.Millisecond)
-	case "seconds":
-		return parseEpoch(s, time.Second)
+	sc.i++
+	sc.ws()
+	if sc.i < len(msg) && msg[sc.i] == '}' {
+		sc.i++
+	} else if err := p.members(&sc); err != nil {
+		return err
 	}
-	// auto: numbers are milliseconds, strings ISO-8601 or numeric millis.
-	if t, err := parseEpoch(s, time.Millisecond); err == nil {
-		return t, nil
+	sc.ws()
+	if sc.i != len(msg) {
+		return unparseable("", "not one JSON object: more follows at byte %d", sc.i)
 	}
-	return parseISO(s)
+	return nil
 }
 
-func parseISO(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
+func (p *Parser) members(sc *scanner) error {
+	for {
+		if sc.i >= len(sc.s) || sc.s[sc.i] != '"' {
+			return sc.fail("want a key string")
 		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not an ISO-8601 time", s)
-}
-
-func parseEpoch(s string, unit time.Duration) (time.Time, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != f {
-		return time.Time{}, fmt.Errorf("%q is not a number", s)
-	}
-	ms := math.Round(f * float64(unit/time.Millisecond))
-	if ms > 1e15 || ms < -1e15 {
-		return time.Time{}, fmt.Errorf("%s is out of range", s)
-	}
-	return time.UnixMilli(int64(ms)).UTC(), nil
-}
-
-// dimension renders a JSON value as a string dimension: strings as they are,
-// null or missing as "", anything else as its JSON text.
-func dimension(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
+		start := sc.i
+		key, esc, err := sc.str()
+		if err != nil {
+			return err
 		}
+		if esc {
+			key = unescape(sc.s[start:sc.i])
+		}
+		sc.ws()
+		if err := sc.expect(':', "':' after a key"); err != nil {
+			return err
+		}
+		sc.ws()
+		f, err := sc.value(1)
+		if err != nil {
+			return err
+		}
+		if err := p.setTop(key, f); err != nil {
+			return err
+		}
+		sc.ws()
+		if sc.i < len(sc.s) && sc.s[sc.i] == ',' {
+			sc.i++
+			sc.ws()
+			continue
+		}
+		return sc.expect('}', "',' or '}'")
 	}
-	return string(raw)
 }
