@@ -31,6 +31,9 @@ func Start(ctx context.Context, addr string, topics map[string]int32) (*Broker, 
 	}
 	opts := []kfake.Opt{
 		kfake.Ports(port), // one port: one broker
+		// Accept batches up to 16 MiB (Kafka's default is 1 MiB), so tests
+		// can send the oversize messages a worker must cope with.
+		kfake.BrokerConfigs(map[string]string{"message.max.bytes": strconv.Itoa(16 << 20)}),
 		// kfake always asks for 127.0.0.1; listen on the host we were given.
 		kfake.ListenFn(func(network, address string) (net.Listener, error) {
 			_, p, err := net.SplitHostPort(address)

@@ -1,6 +1,7 @@
 // Package cli is the starter command: it starts, updates, lists, inspects,
 // checkpoints, suspends, resumes, resets and stops supervisors, validates
-// specs, shows their history, and migrates the metadata database.
+// specs, shows their history, segments and saved parse errors, and migrates
+// the metadata database.
 // Everything it reads and writes goes through IO, so tests run the whole
 // command line in-process.
 package cli
@@ -99,7 +100,8 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Start and operate handoff supervisors (Kafka → Parquet ingestion)",
 		Long: `starter starts, updates, lists, inspects, checkpoints, suspends, resets and
 stops handoff supervisors, validates supervisor specs, shows the specs a
-supervisor accepted, and migrates the metadata database.
+supervisor accepted, the segments it published and the unparseable rows it
+saved, and migrates the metadata database.
 
 Results go to stdout (--output text or json); errors and logs go to stderr.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
@@ -132,6 +134,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 		a.listCommand(),
 		a.statusCommand(),
 		a.historyCommand(),
+		a.segmentsCommand(),
+		a.parseErrorsCommand(),
 		a.checkpointCommand(),
 		a.suspendCommand(),
 		a.resumeCommand(),
