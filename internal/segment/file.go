@@ -14,15 +14,15 @@ import (
 // the same directory, fsyncs it, renames it over path and fsyncs the
 // directory, so a reader sees the old file or the whole new one. Parent
 // directories are created; the temp file is removed on any error.
-func WriteFile(path string, dims []string, rows []domain.Row) (Info, error) {
-	info, err := writeFile(path, dims, rows)
+func WriteFile(path string, schema domain.Schema, rows []domain.Row) (Info, error) {
+	info, err := writeFile(path, schema, rows)
 	if err != nil {
 		return Info{}, fmt.Errorf("write segment %s: %w", path, err)
 	}
 	return info, nil
 }
 
-func writeFile(path string, dims []string, rows []domain.Row) (info Info, err error) {
+func writeFile(path string, schema domain.Schema, rows []domain.Row) (info Info, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Info{}, err
@@ -39,7 +39,14 @@ func writeFile(path string, dims []string, rows []domain.Row) (info Info, err er
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 256<<10)
-	if info, err = Write(bw, dims, rows); err != nil {
+	sw, err := NewWriter(bw, schema)
+	if err != nil {
+		return Info{}, err
+	}
+	if err = sw.Write(rows...); err != nil {
+		return Info{}, err
+	}
+	if info, err = sw.Close(); err != nil {
 		return Info{}, err
 	}
 	if err = bw.Flush(); err != nil {

@@ -1,35 +1,124 @@
-// Package segment writes and reads the Parquet files that hold rows, both the
-// staging chunks a consumer flushes and the segments it publishes: a
-// "__time" timestamp column followed by one string column per dimension.
+// Package segment writes, reads and merges the Parquet files that hold rows,
+// both the staging chunks a consumer flushes and the segments it publishes:
+// a "__time" timestamp column, then one typed column per dimension, then one
+// per metric. Each file carries its domain.Schema in its key/value metadata,
+// so a reader recovers the metric specs, not only the column types.
 package segment
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
+
+	"handoff/internal/domain"
 )
 
 // TimeColumn is the name of the first column: the row time in Unix
 // milliseconds, stored as TIMESTAMP(isAdjustedToUTC=true, MILLIS).
 const TimeColumn = "__time"
 
-// newSchema builds the file schema for dims. parquet.Group alone would sort
-// its fields by name, so the group is wrapped to keep "__time" first and the
-// dimensions in the caller's order.
-func newSchema(dims []string) (*parquet.Schema, error) {
-	group := make(parquet.Group, len(dims)+1)
+// SchemaKey is the key/value metadata entry holding the file's schema as
+// JSON (see fileSchema).
+const SchemaKey = "handoff.schema"
+
+// fileSchema is the JSON form of a domain.Schema in a file's metadata.
+// Version changes when the file layout does.
+type fileSchema struct {
+	Version    int                 `json:"version"`
+	Dimensions []fileColumn        `json:"dimensions,omitempty"`
+	Metrics    []domain.MetricSpec `json:"metrics,omitempty"`
+}
+
+type fileColumn struct {
+	Name string            `json:"name"`
+	Type domain.ColumnType `json:"type"`
+}
+
+const fileSchemaVersion = 1
+
+func encodeSchema(s domain.Schema) (string, error) {
+	fs := fileSchema{Version: fileSchemaVersion, Metrics: s.Metrics}
+	for _, d := range s.Dims {
+		fs.Dimensions = append(fs.Dimensions, fileColumn(d))
+	}
+	b, err := json.Marshal(fs)
+	return string(b), err
+}
+
+func decodeSchema(js string) (domain.Schema, error) {
+	var fs fileSchema
+	if err := json.Unmarshal([]byte(js), &fs); err != nil {
+		return domain.Schema{}, fmt.Errorf("metadata %s: %w", SchemaKey, err)
+	}
+	if fs.Version != fileSchemaVersion {
+		return domain.Schema{}, fmt.Errorf("metadata %s: version %d, want %d", SchemaKey, fs.Version, fileSchemaVersion)
+	}
+	s := domain.Schema{Metrics: fs.Metrics}
+	for _, d := range fs.Dimensions {
+		s.Dims = append(s.Dims, domain.Column(d))
+	}
+	return s, checkSchema(s)
+}
+
+// checkSchema rejects names a file cannot hold and types it cannot store.
+func checkSchema(s domain.Schema) error {
+	seen := make(map[string]bool, len(s.Dims)+len(s.Metrics))
+	for i, c := range s.Columns() {
+		switch {
+		case c.Name == "":
+			return fmt.Errorf("column %d has an empty name", i)
+		case c.Name == TimeColumn:
+			return fmt.Errorf("column name %q is reserved", c.Name)
+		case strings.ContainsRune(c.Name, ','):
+			// parquet-go derives Go struct tags from field names.
+			return fmt.Errorf("column name %q contains a comma", c.Name)
+		case seen[c.Name]:
+			return fmt.Errorf("column %q appears twice", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	for _, d := range s.Dims {
+		switch d.Type {
+		case domain.TypeString, domain.TypeLong, domain.TypeDouble:
+		default:
+			return fmt.Errorf("dimension %q has type %q: want string, long or double", d.Name, d.Type)
+		}
+	}
+	return nil
+}
+
+// columnNode is the Parquet node of one column after __time. Every one is
+// optional: dimensions are null where a row lacks them, and a metric is null
+// where its aggregator saw no input; a definition level costs next to
+// nothing on a column without nulls.
+func columnNode(t domain.ColumnType, dim bool) parquet.Node {
+	switch {
+	case t == domain.TypeLong:
+		return parquet.Optional(parquet.Leaf(parquet.Int64Type))
+	case t == domain.TypeDouble:
+		return parquet.Optional(parquet.Leaf(parquet.DoubleType))
+	case t == domain.TypeString && dim:
+		// Dimensions are mostly low-cardinality: dictionary pages win.
+		return parquet.Optional(parquet.Encoded(parquet.String(), &parquet.RLEDictionary))
+	}
+	// Sketches: opaque, mostly distinct bytes.
+	return parquet.Optional(parquet.Leaf(parquet.ByteArrayType))
+}
+
+// newParquetSchema builds the file schema for s, which checkSchema accepted.
+// parquet.Group alone would sort its fields by name, so the group is wrapped
+// to keep "__time" first and the columns in the schema's order.
+func newParquetSchema(s domain.Schema) *parquet.Schema {
+	group := make(parquet.Group, len(s.Dims)+len(s.Metrics)+1)
 	// Delta encoding makes sorted, granularity-truncated times nearly free.
 	group[TimeColumn] = parquet.Encoded(parquet.Timestamp(parquet.Millisecond), &parquet.DeltaBinaryPacked)
-	for _, d := range dims {
-		if err := checkDimName(d); err != nil {
-			return nil, err
-		}
-		if _, dup := group[d]; dup {
-			return nil, fmt.Errorf("dimension %q appears twice", d)
-		}
-		// Dimensions are mostly low-cardinality: dictionary pages win.
-		group[d] = parquet.Encoded(parquet.String(), &parquet.RLEDictionary)
+	for _, d := range s.Dims {
+		group[d.Name] = columnNode(d.Type, true)
+	}
+	for _, m := range s.Metrics {
+		group[m.Name] = columnNode(m.ColumnType(), false)
 	}
 	byName := make(map[string]parquet.Field, len(group))
 	for _, f := range group.Fields() {
@@ -37,21 +126,26 @@ func newSchema(dims []string) (*parquet.Schema, error) {
 	}
 	fields := make([]parquet.Field, 0, len(group))
 	fields = append(fields, byName[TimeColumn])
-	for _, d := range dims {
-		fields = append(fields, byName[d])
+	for _, c := range s.Columns() {
+		fields = append(fields, byName[c.Name])
 	}
-	return parquet.NewSchema("segment", &orderedGroup{Group: group, fields: fields}), nil
+	return parquet.NewSchema("segment", &orderedGroup{Group: group, fields: fields})
 }
 
-func checkDimName(d string) error {
-	switch {
-	case d == "":
-		return fmt.Errorf("dimension name is empty")
-	case d == TimeColumn:
-		return fmt.Errorf("dimension name %q is reserved", d)
-	case strings.ContainsRune(d, ','):
-		// parquet-go derives Go struct tags from field names.
-		return fmt.Errorf("dimension name %q contains a comma", d)
+// checkLayout verifies that a file's Parquet columns are the ones its
+// metadata schema implies, in order, so values decode as the types claimed.
+func checkLayout(got *parquet.Schema, s domain.Schema) error {
+	want := newParquetSchema(s).Fields()
+	fields := got.Fields()
+	if len(fields) != len(want) {
+		return fmt.Errorf("file has %d columns, its schema %d", len(fields), len(want))
+	}
+	for i, f := range fields {
+		w := want[i]
+		if f.Name() != w.Name() || !f.Leaf() || f.Optional() != w.Optional() ||
+			f.Type().Kind() != w.Type().Kind() {
+			return fmt.Errorf("column %d is %q %v, want %q %v", i, f.Name(), f.Type(), w.Name(), w.Type())
+		}
 	}
 	return nil
 }

@@ -1,0 +1,125 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"handoff/internal/domain"
+	"handoff/internal/kafka"
+	"handoff/internal/parse"
+	"handoff/internal/pgstore"
+	"handoff/internal/protocol"
+	"handoff/internal/rollup"
+)
+
+// chunk is the state of one Consume: what was read, parsed and set aside.
+type chunk struct {
+	a      *Activities
+	in     protocol.ConsumeInput
+	parser *parse.Parser
+	buf    *rollup.Buffer
+	to     domain.Offsets
+
+	records, unparseable, thrownAway int64
+	saved                            []pgstore.ParseError // the latest unparseable rows, for parse_errors
+	deadLetters                      []kafka.Message
+}
+
+// full: the chunk holds as many rows or bytes as the spec allows in memory.
+func (c *chunk) full() bool {
+	t := c.in.Spec.TuningConfig
+	return c.buf.Len() >= t.MaxRowsInMemory || c.buf.Bytes() >= t.MaxBytesInMemory
+}
+
+// add parses one record into the buffer, or sets it aside as bad.
+func (c *chunk) add(p int32, r kafka.Record) error {
+	c.records++
+	var addErr error
+	err := c.parser.Parse(r.Value, time.Now(), func(row domain.Row) {
+		if addErr == nil {
+			addErr = c.buf.Add(row)
+		}
+	})
+	if addErr != nil {
+		return fmt.Errorf("partition %d offset %d: %w", p, r.Offset, addErr)
+	}
+	var bad *parse.UnparseableError
+	var rejected *parse.RejectedError
+	switch {
+	case err == nil:
+	case errors.As(err, &rejected):
+		c.thrownAway++
+		if rejected.Reason != parse.ReasonFiltered {
+			c.deadLetter(p, r, "rejected:"+rejected.Reason, err)
+		}
+	case errors.As(err, &bad):
+		c.unparseable++
+		c.keepParseError(p, r, err)
+		c.deadLetter(p, r, "unparseable", err)
+	default:
+		return err
+	}
+	c.to[p] = r.Offset + 1
+	return nil
+}
+
+func (c *chunk) keepParseError(p int32, r kafka.Record, err error) {
+	spec := c.in.Spec
+	if spec.TuningConfig.LogParseExceptions {
+		c.a.Log.Warn("unparseable message", "supervisor", spec.ID, "topic", spec.IOConfig.Topic,
+			"partition", p, "offset", r.Offset, "error", err)
+	}
+	keep := spec.TuningConfig.MaxSavedParseExceptions
+	if keep <= 0 {
+		return
+	}
+	c.saved = append(c.saved, pgstore.ParseError{
+		DataSource: spec.DataSchema.DataSource, Topic: spec.IOConfig.Topic,
+		Partition: p, Offset: r.Offset, Error: err.Error(), Message: r.Value,
+	})
+	if len(c.saved) > keep {
+		c.saved = c.saved[len(c.saved)-keep:]
+	}
+}
+
+// deadLetter queues the message, unchanged, for the dead-letter topic.
+func (c *chunk) deadLetter(p int32, r kafka.Record, reason string, err error) {
+	if c.in.Spec.IOConfig.DeadLetterTopic == "" {
+		return
+	}
+	c.deadLetters = append(c.deadLetters, kafka.Message{Key: r.Key, Value: r.Value, Headers: map[string]string{
+		"handoff.source.topic":     c.in.Spec.IOConfig.Topic,
+		"handoff.source.partition": strconv.Itoa(int(p)),
+		"handoff.source.offset":    strconv.FormatInt(r.Offset, 10),
+		"handoff.reason":           reason,
+		"handoff.error":            err.Error(),
+		"handoff.supervisor":       c.in.Spec.ID,
+	}})
+}
+
+// settleBadRows makes the bad rows durable before the offsets move past
+// them: saved parse errors, dead letters. Then it enforces the group's
+// parse-exception budget.
+func (c *chunk) settleBadRows(ctx context.Context) error {
+	spec := c.in.Spec
+	if err := c.a.Store.SaveParseErrors(ctx, spec.ID, c.saved, spec.TuningConfig.MaxSavedParseExceptions); err != nil {
+		return err
+	}
+	if len(c.deadLetters) > 0 {
+		if err := c.a.Kafka.Produce(ctx, spec.IOConfig.DeadLetterTopic, c.deadLetters); err != nil {
+			return fmt.Errorf("dead letters: %w", err)
+		}
+	}
+	limit := spec.TuningConfig.MaxParseExceptions
+	if total := c.in.ParseExceptions + c.unparseable; limit != nil && total > *limit {
+		msg := fmt.Sprintf("supervisor %s group %d met %d unparseable rows, more than tuningConfig.maxParseExceptions (%d); the latest are in parse_errors (tuningConfig.maxSavedParseExceptions) — fix the input or raise the limit",
+			spec.ID, c.in.Group, total, *limit)
+		return temporal.NewNonRetryableApplicationError(msg, domain.ErrParseExceptionsExceeded, nil)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"handoff/internal/domain"
+	"handoff/internal/pgstore"
+	"handoff/internal/protocol"
+	"handoff/internal/segment"
+)
+
+// intervalWriter writes one segment at a time: merged rows arrive sorted by
+// time, so each interval's rows are contiguous.
+type intervalWriter struct {
+	a      *Activities
+	in     protocol.PublishInput
+	name   string
+	schema domain.Schema
+	tmpDir string
+
+	start time.Time
+	file  *os.File
+	w     *segment.Writer
+	out   []pgstore.Segment
+	rows  int64
+}
+
+// writeSegments merges the staging files and writes one Parquet segment per
+// interval; memory is bounded by the merge's fan-in, not by the sequence.
+func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput, name string) ([]pgstore.Segment, int64, error) {
+	paths := make([]string, len(in.StagingKeys))
+	for i, k := range in.StagingKeys {
+		paths[i] = a.Staging.Path(k)
+	}
+	schema := in.Spec.DataSchema.DeclaredSchema()
+	if len(paths) > 0 {
+		var err error
+		if schema, err = segment.UnionSchema(paths); err != nil {
+			return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+		}
+	}
+	tmpDir, err := os.MkdirTemp(a.Staging.Path("."), ".publish-*")
+	if err != nil {
+		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+	}
+	defer os.RemoveAll(tmpDir)
+	iw := &intervalWriter{a: a, in: in, name: name, schema: schema, tmpDir: tmpDir}
+	rollupOn := in.Spec.DataSchema.GranularitySpec.RollupOn()
+	err = segment.Merge(ctx, paths, schema, rollupOn, mergeFanIn, tmpDir, func(r domain.Row) error {
+		return iw.add(ctx, r)
+	})
+	if err == nil {
+		err = iw.finish(ctx)
+	}
+	if err != nil {
+		iw.abandon()
+		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+	}
+	return iw.out, iw.rows, nil
+}
+
+func (iw *intervalWriter) add(ctx context.Context, r domain.Row) error {
+	gran := iw.in.Spec.DataSchema.GranularitySpec.SegmentGranularity
+	start := gran.Truncate(time.UnixMilli(r.Time))
+	if iw.w == nil || !start.Equal(iw.start) {
+		if err := iw.finish(ctx); err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(iw.tmpDir, "segment-*.parquet")
+		if err != nil {
+			return err
+		}
+		w, err := segment.NewWriter(f, iw.schema)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		iw.start, iw.file, iw.w = start, f, w
+	}
+	iw.rows++
+	return iw.w.Write(r)
+}
+
+// finish closes the current interval's file and puts it in deep storage
+// under its deterministic key, so a retry overwrites it.
+func (iw *intervalWriter) finish(ctx context.Context) error {
+	if iw.w == nil {
+		return nil
+	}
+	w, f := iw.w, iw.file
+	iw.w, iw.file = nil, nil
+	defer os.Remove(f.Name())
+	defer f.Close()
+	info, err := w.Close()
+	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	ds := iw.in.Spec.DataSchema.DataSource
+	end := iw.in.Spec.DataSchema.GranularitySpec.SegmentGranularity.Next(iw.start)
+	interval := iw.start.Format("20060102T150405Z") + "_" + end.Format("20060102T150405Z")
+	key := filepath.ToSlash(filepath.Join(ds, interval, iw.name+".parquet"))
+	err = iw.a.Deep.Put(ctx, key, func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write segment %s: %w", key, err)
+	}
+	iw.out = append(iw.out, pgstore.Segment{
+		ID: ds + "_" + interval + "_" + iw.name, DataSource: ds, IntervalStart: iw.start, IntervalEnd: end,
+		Version: iw.name, SequenceName: iw.name, Rows: info.Rows, Bytes: info.Bytes,
+		URI: iw.a.Deep.URI(key), Checksum: info.Checksum,
+	})
+	activity.RecordHeartbeat(ctx, key)
+	return nil
+}
+
+func (iw *intervalWriter) abandon() {
+	if iw.file != nil {
+		iw.file.Close()
+		os.Remove(iw.file.Name())
+	}
+}

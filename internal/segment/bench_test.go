@@ -1,0 +1,96 @@
+package segment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"handoff/internal/domain"
+)
+
+// rawBytes is the input volume of rows, for MB/s: 8 bytes per number,
+// the length of each string.
+func rawBytes(rows []domain.Row) int64 {
+	var n int64
+	for _, r := range rows {
+		n += 8
+		for _, v := range append(r.Dims[:len(r.Dims):len(r.Dims)], r.Metrics...) {
+			if v.S != "" {
+				n += int64(len(v.S))
+			} else {
+				n += 8
+			}
+		}
+	}
+	return n
+}
+
+func BenchmarkWrite(b *testing.B) {
+	rows := makeRows(100_000, 1_700_000_000_000, 1)
+	var buf bytes.Buffer
+	info, err := writeAll(&buf, benchSchema(), rows, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(rawBytes(rows))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if _, err := writeAll(&buf, benchSchema(), rows, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(info.Bytes), "file-bytes")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)), "ns/row")
+}
+
+func BenchmarkRead(b *testing.B) {
+	rows := makeRows(100_000, 1_700_000_000_000, 1)
+	path := writeSegment(b, b.TempDir(), "s.parquet", benchSchema(), rows)
+	b.SetBytes(rawBytes(rows))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)), "ns/row")
+}
+
+// BenchmarkMerge merges 8 files of 50k rows: in one pass (maxOpen 8) and in
+// two (maxOpen 4, i.e. half the rows written to temporary files and read
+// again), with and without rollup.
+func BenchmarkMerge(b *testing.B) {
+	const files, perFile = 8, 50_000
+	dir := b.TempDir()
+	var paths []string
+	var raw int64
+	for i := range files {
+		rows := makeRows(perFile, 1_700_000_000_000, uint64(i))
+		raw += rawBytes(rows)
+		paths = append(paths, writeSegment(b, dir, fmt.Sprintf("%d.parquet", i), benchSchema(), rows))
+	}
+	for _, maxOpen := range []int{8, 4} {
+		for _, rollup := range []bool{false, true} {
+			b.Run(fmt.Sprintf("maxOpen=%d/rollup=%v", maxOpen, rollup), func(b *testing.B) {
+				b.SetBytes(raw)
+				b.ReportAllocs()
+				tmp := b.TempDir()
+				var out int
+				for b.Loop() {
+					out = 0
+					err := Merge(context.Background(), paths, benchSchema(), rollup, maxOpen, tmp, func(domain.Row) error {
+						out++
+						return nil
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*files*perFile), "ns/row")
+				b.ReportMetric(float64(out), "rows-out")
+			})
+		}
+	}
+}
