@@ -87,19 +87,31 @@ func (c *chunk) keepParseError(p int32, r kafka.Record, err error) {
 	}
 }
 
-// deadLetter queues the message, unchanged, for the dead-letter topic.
+// deadLetterMaxBytes bounds a dead letter's value: Kafka refuses messages
+// over 1 MiB by default, and a dead letter must not block the chunk.
+const deadLetterMaxBytes = 1000 << 10
+
+// deadLetter queues the message for the dead-letter topic, unchanged unless
+// it is over deadLetterMaxBytes: then its value is cut there and headers
+// say so (the source partition and offset still point at the whole).
 func (c *chunk) deadLetter(p int32, r kafka.Record, reason string, err error) {
 	if c.in.Spec.IOConfig.DeadLetterTopic == "" {
 		return
 	}
-	c.deadLetters = append(c.deadLetters, kafka.Message{Key: r.Key, Value: r.Value, Headers: map[string]string{
+	m := kafka.Message{Key: r.Key, Value: r.Value, Headers: map[string]string{
 		"handoff.source.topic":     c.in.Spec.IOConfig.Topic,
 		"handoff.source.partition": strconv.Itoa(int(p)),
 		"handoff.source.offset":    strconv.FormatInt(r.Offset, 10),
 		"handoff.reason":           reason,
 		"handoff.error":            err.Error(),
 		"handoff.supervisor":       c.in.Spec.ID,
-	}})
+	}}
+	if len(m.Value) > deadLetterMaxBytes {
+		m.Headers["handoff.truncated"] = "true"
+		m.Headers["handoff.original.bytes"] = strconv.Itoa(len(m.Value))
+		m.Value = m.Value[:deadLetterMaxBytes]
+	}
+	c.deadLetters = append(c.deadLetters, m)
 }
 
 // settleBadRows makes the bad rows durable before the offsets move past

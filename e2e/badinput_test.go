@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,13 +89,21 @@ func TestBadInputIsCountedSavedAndDeadLettered(t *testing.T) {
 
 	dead := s.readAll(spec.IOConfig.DeadLetterTopic)
 	require.Len(t, dead, len(unparseable)+len(thrownAway), "every bad message is dead-lettered once")
-	reasons := map[string]int{}
+	reasons, truncated := map[string]int{}, 0
 	for _, r := range dead {
+		if r.Headers["handoff.truncated"] == "true" {
+			truncated++
+			require.Greater(t, len(r.Value), 0)
+			size, err := strconv.Atoi(r.Headers["handoff.original.bytes"])
+			require.NoError(t, err)
+			require.Greater(t, size, 5<<20)
+		}
 		require.Equal(t, spec.IOConfig.Topic, r.Headers["handoff.source.topic"])
 		require.NotEmpty(t, r.Headers["handoff.source.offset"])
 		reasons[r.Headers["handoff.reason"]]++
 	}
 	require.Equal(t, map[string]int{"unparseable": len(unparseable), "rejected:late": 1, "rejected:early": 1}, reasons)
+	require.Equal(t, 1, truncated, "the 5 MiB message is dead-lettered cut, with its size")
 }
 
 // TestParseExceptionBudgetFailsTheGroup allows two unparseable rows and

@@ -95,8 +95,8 @@ func (s *stack) spec(taskCount int) domain.Spec {
 	spec := domain.Spec{
 		ID: s.name,
 		DataSchema: domain.DataSchema{
-			DataSource:     s.name,
-			TimestampSpec:  domain.TimestampSpec{Column: "ts", Format: "iso"},
+			DataSource:    s.name,
+			TimestampSpec: domain.TimestampSpec{Column: "ts", Format: "iso"},
 			DimensionsSpec: domain.DimensionsSpec{Dimensions: []domain.DimensionSpec{
 				{Name: "id"}, {Name: "page"}, {Name: "user"}, {Name: "country"}, {Name: "action"},
 			}},

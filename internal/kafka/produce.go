@@ -29,6 +29,7 @@ func (c *Client) Produce(ctx context.Context, topic string, msgs []Message) erro
 		Transport:    c.transport,
 		RequiredAcks: kafkago.RequireAll,
 		BatchTimeout: 10 * time.Millisecond,
+		BatchBytes:   16 << 20,
 		Balancer:     &kafkago.LeastBytes{},
 	}
 	defer w.Close()
