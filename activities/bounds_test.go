@@ -25,10 +25,10 @@ func boundsSpec(topic string) domain.Spec {
 	s := domain.Spec{
 		ID: "bounds",
 		DataSchema: domain.DataSchema{
-			DataSource:     "bounds",
-			TimestampSpec:  domain.TimestampSpec{Column: "ts", Format: "millis"},
-			DimensionsSpec: domain.DimensionsSpec{Dimensions: []domain.DimensionSpec{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}},
-			MetricsSpec:    []domain.MetricSpec{{Type: domain.MetricCount, Name: "n"}, {Type: domain.MetricLongSum, Name: "v", FieldName: "v"}},
+			DataSource:      "bounds",
+			TimestampSpec:   domain.TimestampSpec{Column: "ts", Format: "millis"},
+			DimensionsSpec:  domain.DimensionsSpec{Dimensions: []domain.DimensionSpec{{Name: "a"}, {Name: "b"}, {Name: "c"}, {Name: "d"}, {Name: "e"}}},
+			MetricsSpec:     []domain.MetricSpec{{Type: domain.MetricCount, Name: "n"}, {Type: domain.MetricLongSum, Name: "v", FieldName: "v"}},
 			GranularitySpec: domain.GranularitySpec{SegmentGranularity: domain.GranularityHour, Rollup: &off},
 		},
 		IOConfig: domain.IOConfig{Topic: topic},
