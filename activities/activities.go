@@ -9,12 +9,14 @@ package activities
 
 import (
 	"log/slog"
+	"time"
 
 	"go.temporal.io/sdk/client"
 
 	"handoff/internal/kafka"
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
+	"handoff/internal/workload"
 )
 
 // Activities holds what the activities need. Workflows call its methods
@@ -27,6 +29,19 @@ type Activities struct {
 	Temporal client.Client
 	Log      *slog.Logger
 	Faults   Faults
+	// Tracker bounds and lists running consume and publish activities.
+	// Nil: unbounded and unlisted (tests).
+	Tracker *workload.Tracker
+	// Metrics records what the activities did. Nil: not recorded.
+	Metrics Recorder
+}
+
+// Recorder receives the activities' measurements (internal/metrics
+// implements it for Prometheus).
+type Recorder interface {
+	Consumed(supervisor string, records, unparseable, thrownAway, bytesRead int64, d time.Duration)
+	Published(supervisor string, rows, segments, segmentBytes int64, d, handoff time.Duration)
+	Lag(supervisor string, lag map[int32]int64)
 }
 
 // Faults lets tests inject the failures that exactly-once must survive. All

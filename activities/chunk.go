@@ -24,10 +24,11 @@ type chunk struct {
 	parser *parse.Parser
 	buf    *rollup.Buffer
 	to     domain.Offsets
+	run    *running
 
-	records, unparseable, thrownAway int64
-	saved                            []pgstore.ParseError // the latest unparseable rows, for parse_errors
-	deadLetters                      []kafka.Message
+	records, unparseable, thrownAway, bytesRead int64
+	saved                                       []pgstore.ParseError // the latest unparseable rows, for parse_errors
+	deadLetters                                 []kafka.Message
 }
 
 // full: the chunk holds as many rows or bytes as the spec allows in memory.
@@ -36,9 +37,18 @@ func (c *chunk) full() bool {
 	return c.buf.Len() >= t.MaxRowsInMemory || c.buf.Bytes() >= t.MaxBytesInMemory
 }
 
-// add parses one record into the buffer, or sets it aside as bad.
+// add parses one record into the buffer, or sets it aside as bad. A
+// message over maxMessageBytes fails the chunk: holding it is what the
+// limit is there to prevent.
 func (c *chunk) add(p int32, r kafka.Record) error {
+	spec := c.in.Spec
+	if size := int64(len(r.Value) + len(r.Key)); size > spec.TuningConfig.MaxMessageBytes {
+		msg := fmt.Sprintf("supervisor %s: the message at %s partition %d offset %d is %d bytes, more than tuningConfig.maxMessageBytes (%d); raise the limit (and the worker's memory) or keep such messages out of the topic",
+			spec.ID, spec.IOConfig.Topic, p, r.Offset, size, spec.TuningConfig.MaxMessageBytes)
+		return temporal.NewNonRetryableApplicationError(msg, domain.ErrMessageTooLarge, nil)
+	}
 	c.records++
+	c.bytesRead += int64(len(r.Value) + len(r.Key))
 	var addErr error
 	err := c.parser.Parse(r.Value, time.Now(), func(row domain.Row) {
 		if addErr == nil {
@@ -65,6 +75,9 @@ func (c *chunk) add(p int32, r kafka.Record) error {
 		return err
 	}
 	c.to[p] = r.Offset + 1
+	if c.records%1024 == 0 {
+		c.run.progress(c.to, int64(c.buf.Len()), c.buf.Bytes())
+	}
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"handoff/internal/domain"
@@ -15,6 +14,7 @@ import (
 	"handoff/internal/protocol"
 	"handoff/internal/rollup"
 	"handoff/internal/segment"
+	"handoff/internal/workload"
 )
 
 // Consume reads one chunk, parses and (with rollup) aggregates it, and
@@ -24,14 +24,23 @@ import (
 // sent to the dead-letter topic before the result moves the offsets past
 // them. The chunk ends early when its rows reach maxRowsInMemory or
 // maxBytesInMemory.
-func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (protocol.ConsumeResult, error) {
+func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res protocol.ConsumeResult, err error) {
 	start := time.Now()
 	parser, err := parse.New(in.Spec.DataSchema, in.Spec.IOConfig)
 	if err != nil {
 		return protocol.ConsumeResult{}, temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrInvalidSpec, nil)
 	}
+	run, err := a.begin(ctx, workload.Work{
+		Kind: workload.Consume, Supervisor: in.Spec.ID, Group: in.Group,
+		Partitions: in.From.Partitions(), Sequence: in.SequenceName, Offsets: in.From,
+	})
+	if err != nil {
+		return protocol.ConsumeResult{}, err
+	}
+	defer func() { run.end(err) }()
+	run.state(workload.StateReading)
 	c := &chunk{
-		a: a, in: in, parser: parser, to: in.From.Clone(),
+		a: a, in: in, parser: parser, to: in.From.Clone(), run: run,
 		buf: rollup.New(in.Spec.DataSchema.MetricsSpec, in.Spec.DataSchema.GranularitySpec.RollupOn()),
 	}
 	if err := a.readChunk(ctx, c); err != nil {
@@ -40,7 +49,8 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (pro
 	if err := c.settleBadRows(ctx); err != nil {
 		return protocol.ConsumeResult{}, err
 	}
-	res := protocol.ConsumeResult{To: c.to, Records: c.records, Unparseable: c.unparseable, ThrownAway: c.thrownAway}
+	res = protocol.ConsumeResult{To: c.to, Records: c.records, Unparseable: c.unparseable, ThrownAway: c.thrownAway}
+	run.state(workload.StateWritingChunk)
 	if c.buf.Len() > 0 {
 		schema := parser.Schema()
 		rows := c.buf.Rows(schema.Dims)
@@ -62,7 +72,9 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (pro
 		}
 		res.Rows, res.Bytes = info.Rows, info.Bytes
 	}
-	activity.RecordHeartbeat(ctx, res.To)
+	if a.Metrics != nil {
+		a.Metrics.Consumed(in.Spec.ID, c.records, c.unparseable, c.thrownAway, c.bytesRead, time.Since(start))
+	}
 	a.Log.Debug("consumed chunk", "supervisor", in.Spec.ID, "group", in.Group, "sequence", in.SequenceName,
 		"from", in.From.String(), "to", res.To.String(), "records", res.Records, "rows", res.Rows, "took", time.Since(start))
 	return res, nil

@@ -2,10 +2,12 @@ package activities
 
 import (
 	"context"
+	"time"
 
 	"handoff/internal/domain"
 	"handoff/internal/pgstore"
 	"handoff/internal/protocol"
+	"handoff/internal/workload"
 )
 
 // mergeFanIn bounds the staging files a publish holds open at once; more
@@ -20,8 +22,18 @@ const mergeFanIn = 8
 // deep storage, and commits the segments, the new offsets and the sequence
 // record in one transaction. Then it deletes the staging files. Every step
 // is safe to repeat.
-func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (protocol.PublishResult, error) {
+func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res protocol.PublishResult, err error) {
+	start := time.Now()
 	name := domain.SequenceName(in.Spec.ID, in.Group, in.SequenceID)
+	run, err := a.begin(ctx, workload.Work{
+		Kind: workload.Publish, Supervisor: in.Spec.ID, Group: in.Group,
+		Partitions: in.Start.Partitions(), Sequence: name, Offsets: in.End,
+	})
+	if err != nil {
+		return protocol.PublishResult{}, err
+	}
+	defer func() { run.end(err) }()
+	run.state(workload.StateMerging)
 	if rec, ok, err := a.Store.PublishedSequence(ctx, name); err != nil {
 		return protocol.PublishResult{}, err
 	} else if ok {
@@ -29,10 +41,11 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (pro
 		a.deleteStaging(ctx, in.StagingKeys)
 		return protocol.PublishResult{SegmentIDs: rec.SegmentIDs, Rows: rec.Rows, AlreadyPublished: true}, nil
 	}
-	segs, rows, err := a.writeSegments(ctx, in, name)
+	segs, rows, err := a.writeSegments(ctx, in, name, run)
 	if err != nil {
 		return protocol.PublishResult{}, err
 	}
+	run.state(workload.StateCommitting)
 	pub := pgstore.Publication{
 		SequenceName: name, SupervisorID: in.Spec.ID, DataSource: in.Spec.DataSchema.DataSource,
 		Topic: in.Spec.IOConfig.Topic, Group: in.Group, SequenceID: in.SequenceID,
@@ -49,8 +62,16 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (pro
 	}
 	a.deleteStaging(ctx, in.StagingKeys)
 	ids := make([]string, len(segs))
+	var bytes int64
 	for i, s := range segs {
-		ids[i] = s.ID
+		ids[i], bytes = s.ID, bytes+s.Bytes
+	}
+	if a.Metrics != nil && !already {
+		var handoff time.Duration
+		if !in.ClosedAt.IsZero() {
+			handoff = time.Since(in.ClosedAt)
+		}
+		a.Metrics.Published(in.Spec.ID, rows, int64(len(segs)), bytes, time.Since(start), handoff)
 	}
 	return protocol.PublishResult{SegmentIDs: ids, Rows: rows, AlreadyPublished: already}, nil
 }

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-
 	"handoff/internal/domain"
 	"handoff/internal/pgstore"
 	"handoff/internal/protocol"
@@ -30,11 +28,12 @@ type intervalWriter struct {
 	w     *segment.Writer
 	out   []pgstore.Segment
 	rows  int64
+	run   *running
 }
 
 // writeSegments merges the staging files and writes one Parquet segment per
 // interval; memory is bounded by the merge's fan-in, not by the sequence.
-func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput, name string) ([]pgstore.Segment, int64, error) {
+func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput, name string, run *running) ([]pgstore.Segment, int64, error) {
 	paths := make([]string, len(in.StagingKeys))
 	for i, k := range in.StagingKeys {
 		paths[i] = a.Staging.Path(k)
@@ -51,7 +50,7 @@ func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput
 		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
 	}
 	defer os.RemoveAll(tmpDir)
-	iw := &intervalWriter{a: a, in: in, name: name, schema: schema, tmpDir: tmpDir}
+	iw := &intervalWriter{a: a, in: in, name: name, schema: schema, tmpDir: tmpDir, run: run}
 	rollupOn := in.Spec.DataSchema.GranularitySpec.RollupOn()
 	err = segment.Merge(ctx, paths, schema, rollupOn, mergeFanIn, tmpDir, func(r domain.Row) error {
 		return iw.add(ctx, r)
@@ -85,6 +84,9 @@ func (iw *intervalWriter) add(ctx context.Context, r domain.Row) error {
 		iw.start, iw.file, iw.w = start, f, w
 	}
 	iw.rows++
+	if iw.rows%65536 == 0 {
+		iw.run.progress(nil, iw.rows, 0)
+	}
 	return iw.w.Write(r)
 }
 
@@ -121,7 +123,6 @@ func (iw *intervalWriter) finish(ctx context.Context) error {
 		Version: iw.name, SequenceName: iw.name, Rows: info.Rows, Bytes: info.Bytes,
 		URI: iw.a.Deep.URI(key), Checksum: info.Checksum,
 	})
-	activity.RecordHeartbeat(ctx, key)
 	return nil
 }
 

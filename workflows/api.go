@@ -79,12 +79,13 @@ type StopSignal struct{}
 
 // Reasons a group asks to close its open sequence.
 const (
-	ReasonUser         = "user"
-	ReasonStop         = "stop"
-	ReasonMaxRows      = "maxRowsPerSegment"
-	ReasonMaxTotalRows = "maxTotalRows"
-	ReasonTaskDuration = "taskDuration"
-	ReasonHandoff      = "intermediateHandoffPeriod"
+	ReasonUser             = "user"
+	ReasonStop             = "stop"
+	ReasonMaxRows          = "maxRowsPerSegment"
+	ReasonMaxTotalRows     = "maxTotalRows"
+	ReasonMaxSequenceBytes = "maxSequenceBytes"
+	ReasonTaskDuration     = "taskDuration"
+	ReasonHandoff          = "intermediateHandoffPeriod"
 )
 
 // CheckpointRequest is a group's ask to close SequenceID at Offsets.

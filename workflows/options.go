@@ -5,6 +5,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"handoff/internal/domain"
 )
 
 // Activity options. Retries back off to a cap; errors a retry cannot fix are
@@ -36,3 +38,11 @@ var (
 
 // requestResendAfter re-sends a checkpoint request that got no answer.
 const requestResendAfter = time.Minute
+
+// withRetryTimeout bounds the activity's retries by the spec's
+// activityRetryTimeout: past it the activity fails with its last error, and
+// so does the group, which the supervisor records and restarts.
+func withRetryTimeout(o workflow.ActivityOptions, spec domain.Spec) workflow.ActivityOptions {
+	o.ScheduleToCloseTimeout = spec.TuningConfig.ActivityRetryTimeout.D()
+	return o
+}

@@ -37,6 +37,12 @@ type supervisorSignals struct {
 // stop, applies a new spec once drained. Between reconciles it answers
 // signals from users and groups.
 func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
+	// A spec carried from an older version lacks newer fields: fill their
+	// defaults, as the spec's parser would have.
+	in.Spec.ApplyDefaults()
+	if in.Carry != nil && in.Carry.PendingSpec != nil {
+		in.Carry.PendingSpec.ApplyDefaults()
+	}
 	s := &supervisor{spec: in.Spec, wake: workflow.NewBufferedChannel(ctx, 1), waiters: map[int][]*checkpointWaiter{}}
 	if in.Carry != nil {
 		s.c = *in.Carry

@@ -51,7 +51,9 @@ func (s *supervisor) reconcile(ctx workflow.Context) {
 func (s *supervisor) discover(ctx workflow.Context) error {
 	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
 	var disc protocol.DiscoverResult
-	err := workflow.ExecuteActivity(actx, protocol.ActivityDiscover, protocol.DiscoverInput{Topic: s.spec.IOConfig.Topic}).Get(ctx, &disc)
+	err := workflow.ExecuteActivity(actx, protocol.ActivityDiscover, protocol.DiscoverInput{
+		Topic: s.spec.IOConfig.Topic, SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource,
+	}).Get(ctx, &disc)
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,6 @@ import (
 	"handoff/internal/domain"
 )
 
-// maxPublishQueue bounds the closed sequences waiting to publish; past it
-// the group stops consuming until one commits.
-const maxPublishQueue = 2
-
 // taskGroup is the state of one TaskGroupWorkflow run.
 type taskGroup struct {
 	in         TaskGroupInput
@@ -45,6 +41,9 @@ type groupSignals struct {
 // sequence that has data is published; it goes on as a new generation after
 // a rollover, publishing the old generation's sequences in the new run.
 func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
+	// A spec carried from an older version lacks newer fields: fill their
+	// defaults, as the spec's parser would have.
+	in.Spec.ApplyDefaults()
 	g := newTaskGroup(ctx, in)
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
 		return g.status(), nil

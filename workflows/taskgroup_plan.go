@@ -37,6 +37,8 @@ func (g *taskGroup) checkTriggers(ctx workflow.Context) {
 	switch {
 	case open.Rows >= tc.MaxRowsPerSegment:
 		g.wantClose = ReasonMaxRows
+	case open.Bytes >= tc.MaxSequenceBytes:
+		g.wantClose = ReasonMaxSequenceBytes
 	case total >= tc.MaxTotalRows:
 		g.wantClose = ReasonMaxTotalRows
 	case tc.IntermediateHandoffPeriod > 0 && workflow.Now(ctx).Sub(open.OpenedAt) >= tc.IntermediateHandoffPeriod.D():
@@ -80,10 +82,10 @@ func (g *taskGroup) planPublish(ctx workflow.Context) {
 	if s.Open() || !g.pos.Reached(s.End) {
 		return
 	}
-	actx := workflow.WithActivityOptions(ctx, publishOptions)
+	actx := workflow.WithActivityOptions(ctx, withRetryTimeout(publishOptions, g.in.Spec))
 	g.publishing = workflow.ExecuteActivity(actx, protocol.ActivityPublish, protocol.PublishInput{
 		Spec: g.in.Spec, Group: g.in.Group, SequenceID: s.ID,
-		Start: s.Start, End: s.End, StagingKeys: s.Chunks,
+		Start: s.Start, End: s.End, StagingKeys: s.Chunks, ClosedAt: s.ClosedAt,
 	})
 }
 
@@ -98,7 +100,7 @@ func (g *taskGroup) planConsume(ctx workflow.Context) {
 	if target == nil {
 		return
 	}
-	actx := workflow.WithActivityOptions(ctx, consumeOptions)
+	actx := workflow.WithActivityOptions(ctx, withRetryTimeout(consumeOptions, g.in.Spec))
 	g.consumeSeq = target.ID
 	g.consuming = workflow.ExecuteActivity(actx, protocol.ActivityConsume, protocol.ConsumeInput{
 		Spec: g.in.Spec, Group: g.in.Group,
@@ -120,7 +122,7 @@ func (g *taskGroup) consumeTarget() (*groupSequence, domain.Offsets) {
 		closed++
 	}
 	open := g.open()
-	if open == nil || g.requested || g.stopping || g.wantClose != "" || g.rolloverTo != 0 || closed >= maxPublishQueue {
+	if open == nil || g.requested || g.stopping || g.wantClose != "" || g.rolloverTo != 0 || closed >= g.in.Spec.TuningConfig.MaxPendingPublishes {
 		return nil, nil
 	}
 	return open, nil
@@ -142,6 +144,7 @@ func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
 				s.Chunks = append(s.Chunks, res.StagingKey)
 			}
 			s.Rows += res.Rows
+			s.Bytes += res.Bytes
 		}
 	}
 	g.report.Records += res.Records

@@ -77,7 +77,7 @@ func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
 		workflow.GetLogger(ctx).Warn("set-end-offsets for a sequence that is not open", "sequence", s.SequenceID)
 		return
 	}
-	open.End = s.End.Clone()
+	open.End, open.ClosedAt = s.End.Clone(), workflow.Now(ctx)
 	g.seqs = append(g.seqs, &groupSequence{
 		Sequence: domain.Sequence{ID: s.NextSequenceID, Start: s.End.Clone()},
 		OpenedAt: workflow.Now(ctx),

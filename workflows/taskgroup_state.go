@@ -41,5 +41,7 @@ type groupSequence struct {
 	domain.Sequence
 	Chunks   []string  `json:"chunks,omitempty"`
 	Rows     int64     `json:"rows"`
+	Bytes    int64     `json:"bytes,omitempty"` // of its staged chunks
 	OpenedAt time.Time `json:"openedAt"`
+	ClosedAt time.Time `json:"closedAt,omitzero"`
 }

@@ -198,6 +198,7 @@ func (f *fakeTopic) consume(_ context.Context, in protocol.ConsumeInput) (protoc
 }
 
 func (f *fakeTopic) publish(_ context.Context, in protocol.PublishInput) (protocol.PublishResult, error) {
+	in.ClosedAt = time.Time{} // workflow time (zero for restored sequences): tests compare the rest
 	f.rec.add(event{kind: "publish", publish: in})
 	return protocol.PublishResult{SegmentIDs: []string{fmt.Sprintf("seg-%d", in.SequenceID)}, Rows: in.End.Sum() - in.Start.Sum()}, nil
 }

@@ -21,4 +21,7 @@ const (
 	// ErrParseExceptionsExceeded: a group met more unparseable rows than
 	// tuningConfig.maxParseExceptions allows.
 	ErrParseExceptionsExceeded = "ParseExceptionsExceeded"
+	// ErrMessageTooLarge: a message is larger than
+	// tuningConfig.maxMessageBytes.
+	ErrMessageTooLarge = "MessageTooLarge"
 )

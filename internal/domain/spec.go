@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Spec is one supervisor's ingestion spec: one Kafka topic into one
@@ -131,18 +132,37 @@ type TuningConfig struct {
 	MaxSavedParseExceptions int `json:"maxSavedParseExceptions,omitempty"`
 	// LogParseExceptions logs every unparseable row. Default false.
 	LogParseExceptions bool `json:"logParseExceptions,omitempty"`
+	// MaxMessageBytes fails the group with a MessageTooLarge error naming
+	// the partition and offset of a message larger than this, rather than
+	// holding it. Default 8 MiB.
+	MaxMessageBytes int64 `json:"maxMessageBytes,omitempty"`
+	// MaxSequenceBytes closes a sequence once its staged chunks hold this
+	// many bytes. Default 1 GiB.
+	MaxSequenceBytes int64 `json:"maxSequenceBytes,omitempty"`
+	// MaxPendingPublishes is how many closed sequences of a group may wait
+	// to publish; past it the group stops reading until one commits.
+	// Default 2.
+	MaxPendingPublishes int `json:"maxPendingPublishes,omitempty"`
+	// ActivityRetryTimeout bounds how long a consume or publish is retried
+	// (with back-off capped at a minute) before its group fails with the
+	// last error. Default 30m.
+	ActivityRetryTimeout Duration `json:"activityRetryTimeout,omitempty"`
 }
 
 // Defaults for optional spec fields.
 const (
-	DefaultTaskCount          = 1
-	DefaultPeriod             = Duration(30e9)
-	DefaultMaxRowsPerSegment  = 5_000_000
-	DefaultMaxTotalRows       = 20_000_000
-	DefaultMaxRecordsPerChunk = 100_000
-	DefaultChunkPeriod        = Duration(1e9)
-	DefaultMaxRowsInMemory    = 150_000
-	DefaultMaxBytesInMemory   = 64 << 20
+	DefaultTaskCount            = 1
+	DefaultPeriod               = Duration(30e9)
+	DefaultMaxRowsPerSegment    = 5_000_000
+	DefaultMaxTotalRows         = 20_000_000
+	DefaultMaxRecordsPerChunk   = 100_000
+	DefaultChunkPeriod          = Duration(1e9)
+	DefaultMaxRowsInMemory      = 150_000
+	DefaultMaxBytesInMemory     = 64 << 20
+	DefaultMaxMessageBytes      = 8 << 20
+	DefaultMaxSequenceBytes     = 1 << 30
+	DefaultMaxPendingPublishes  = 2
+	DefaultActivityRetryTimeout = Duration(30 * 60e9)
 )
 
 // FieldError names the spec field that is wrong and what was expected.
@@ -210,6 +230,18 @@ func (s *Spec) ApplyDefaults() {
 	if t.MaxBytesInMemory == 0 {
 		t.MaxBytesInMemory = DefaultMaxBytesInMemory
 	}
+	if t.MaxMessageBytes == 0 {
+		t.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if t.MaxSequenceBytes == 0 {
+		t.MaxSequenceBytes = DefaultMaxSequenceBytes
+	}
+	if t.MaxPendingPublishes == 0 {
+		t.MaxPendingPublishes = DefaultMaxPendingPublishes
+	}
+	if t.ActivityRetryTimeout == 0 {
+		t.ActivityRetryTimeout = DefaultActivityRetryTimeout
+	}
 	s.IOConfig.InputFormat.applyDefaults()
 	for i := range s.DataSchema.DimensionsSpec.Dimensions {
 		if s.DataSchema.DimensionsSpec.Dimensions[i].Type == "" {
@@ -244,6 +276,10 @@ func (s Spec) Validate() error {
 		{s.TuningConfig.MaxParseExceptions != nil && *s.TuningConfig.MaxParseExceptions < 0, "tuningConfig.maxParseExceptions", "want 0 or more (leave it out for unlimited)"},
 		{s.TuningConfig.MaxSavedParseExceptions < 0 || s.TuningConfig.MaxSavedParseExceptions > 100_000, "tuningConfig.maxSavedParseExceptions", "want 0 to 100000"},
 		{s.IOConfig.DeadLetterTopic != "" && s.IOConfig.DeadLetterTopic == s.IOConfig.Topic, "ioConfig.deadLetterTopic", "must not be the topic being read"},
+		{s.TuningConfig.MaxMessageBytes < 1, "tuningConfig.maxMessageBytes", "want 1 or more"},
+		{s.TuningConfig.MaxSequenceBytes < 1, "tuningConfig.maxSequenceBytes", "want 1 or more"},
+		{s.TuningConfig.MaxPendingPublishes < 1, "tuningConfig.maxPendingPublishes", "want 1 or more"},
+		{s.TuningConfig.ActivityRetryTimeout.D() < time.Minute, "tuningConfig.activityRetryTimeout", "want 1m or more"},
 	}
 	for _, c := range checks {
 		if c.bad {

@@ -108,6 +108,10 @@ func TestParseSpecMinimalAppliesDefaults(t *testing.T) {
 			ChunkPeriod:               domain.Duration(time.Second),
 			MaxRowsInMemory:           domain.DefaultMaxRowsInMemory,
 			MaxBytesInMemory:          domain.DefaultMaxBytesInMemory,
+			MaxMessageBytes:           domain.DefaultMaxMessageBytes,
+			MaxSequenceBytes:          domain.DefaultMaxSequenceBytes,
+			MaxPendingPublishes:       domain.DefaultMaxPendingPublishes,
+			ActivityRetryTimeout:      domain.DefaultActivityRetryTimeout,
 		},
 	}
 	require.Equal(t, want, s)
@@ -150,6 +154,10 @@ func TestParseSpecFullKeepsEveryValue(t *testing.T) {
 			ChunkPeriod:               domain.Duration(2 * time.Second),
 			MaxRowsInMemory:           domain.DefaultMaxRowsInMemory,
 			MaxBytesInMemory:          domain.DefaultMaxBytesInMemory,
+			MaxMessageBytes:           domain.DefaultMaxMessageBytes,
+			MaxSequenceBytes:          domain.DefaultMaxSequenceBytes,
+			MaxPendingPublishes:       domain.DefaultMaxPendingPublishes,
+			ActivityRetryTimeout:      domain.DefaultActivityRetryTimeout,
 		},
 	}
 	require.Equal(t, want, s)

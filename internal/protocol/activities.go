@@ -1,10 +1,18 @@
 package protocol
 
-import "handoff/internal/domain"
+import (
+	"time"
 
-// DiscoverInput names the topic to look at.
+	"handoff/internal/domain"
+)
+
+// DiscoverInput names the topic to look at; with SupervisorID and
+// DataSource set, Discover also reports the lag against the committed
+// offsets to the worker's metrics.
 type DiscoverInput struct {
-	Topic string
+	Topic        string
+	SupervisorID string
+	DataSource   string
 }
 
 // DiscoverResult lists the topic's partitions and their offset bounds.
@@ -67,6 +75,9 @@ type PublishInput struct {
 	Start       domain.Offsets
 	End         domain.Offsets
 	StagingKeys []string
+	// ClosedAt is when the supervisor recorded the sequence's end, for the
+	// checkpoint-to-commit latency. Zero when unknown.
+	ClosedAt time.Time
 }
 
 // PublishResult says what the sequence published.

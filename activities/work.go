@@ -1,0 +1,109 @@
+package activities
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"handoff/internal/domain"
+	"handoff/internal/workload"
+)
+
+// heartbeatEvery is how often a running consume or publish heartbeats;
+// their heartbeat timeouts (a minute or more) are what detects a stuck or
+// dead worker.
+const heartbeatEvery = 5 * time.Second
+
+// running is one consume or publish in the tracker, heartbeating its
+// progress until it ends.
+type running struct {
+	h    *workload.Handle
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// heartbeatDetails is what a consume or publish heartbeats: where it is.
+type heartbeatDetails struct {
+	State   string         `json:"state"`
+	Offsets domain.Offsets `json:"offsets,omitempty"`
+	Rows    int64          `json:"rows"`
+	Bytes   int64          `json:"bytes"`
+}
+
+// begin takes a slot of the activity's kind (waiting, listed, while none is
+// free or memory pushes back) and heartbeats every heartbeatEvery until end.
+func (a *Activities) begin(ctx context.Context, w workload.Work) (*running, error) {
+	r := &running{stop: make(chan struct{})}
+	if info := activity.GetInfo(ctx); info.ActivityID != "" {
+		w.ID, w.Attempt = info.WorkflowExecution.ID+"/"+info.ActivityID, info.Attempt
+	}
+	if a.Tracker != nil {
+		// Heartbeat while waiting too: waiting is not being stuck.
+		waitCtx, cancel := context.WithCancel(ctx)
+		go func() {
+			t := time.NewTicker(heartbeatEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-waitCtx.Done():
+					return
+				case <-t.C:
+					activity.RecordHeartbeat(ctx, heartbeatDetails{State: workload.StateWaitingForSlot})
+				}
+			}
+		}()
+		h, err := a.Tracker.Begin(ctx, w)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		r.h = h
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.stop:
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, r.details())
+			}
+		}
+	}()
+	return r, nil
+}
+
+func (r *running) details() heartbeatDetails {
+	if r.h == nil {
+		return heartbeatDetails{}
+	}
+	w := r.h.Work()
+	return heartbeatDetails{State: w.State, Offsets: w.Offsets, Rows: w.Rows, Bytes: w.Bytes}
+}
+
+func (r *running) state(s string) {
+	if r.h != nil {
+		r.h.SetState(s)
+	}
+}
+
+func (r *running) progress(offsets domain.Offsets, rows, bytes int64) {
+	if r.h != nil {
+		r.h.Progress(offsets, rows, bytes)
+	}
+}
+
+// end stops the heartbeats and leaves the tracker; a failure is listed
+// among its recent failures.
+func (r *running) end(err error) {
+	close(r.stop)
+	r.wg.Wait()
+	if r.h != nil {
+		r.h.End(err)
+	}
+}
