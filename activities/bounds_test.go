@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"go.temporal.io/sdk/temporal"
 
 	"handoff/internal/domain"
 	"handoff/internal/kafka"
@@ -144,4 +145,39 @@ func TestPublishOfTwoMillionRowsStaysInBoundedMemory(t *testing.T) {
 	require.Len(t, res.SegmentIDs, 2)
 	t.Logf("published %d rows in %s; peak heap in use %d MiB", res.Rows, time.Since(start).Round(time.Millisecond), peak.Load()>>20)
 	require.Less(t, peak.Load(), uint64(200<<20), "peak heap must not grow with the sequence")
+}
+
+// TestConsumeRefusesAMessageOverMaxMessageBytes: a message over the limit
+// fails the chunk with MessageTooLarge, naming the supervisor, partition,
+// offset and the setting to change; nothing moves past it.
+func TestConsumeRefusesAMessageOverMaxMessageBytes(t *testing.T) {
+	t.Parallel()
+	acts, env := fixture(t)
+	ctx := context.Background()
+	b, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"big": 1})
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addrs()...), kgo.DefaultProduceTopic("big"), kgo.ProducerBatchMaxBytes(4<<20))
+	require.NoError(t, err)
+	defer cl.Close()
+	ok := fmt.Appendf(nil, `{"ts":%d,"a":"x","v":1}`, time.Now().UnixMilli())
+	big := append(fmt.Appendf(nil, `{"ts":%d,"a":"`, time.Now().UnixMilli()), make([]byte, 2<<20)...)
+	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Value: ok}, &kgo.Record{Value: big}).FirstErr())
+	acts.Kafka, err = kafka.New(b.Addrs())
+	require.NoError(t, err)
+	acts.Staging, err = storage.NewLocal(t.TempDir())
+	require.NoError(t, err)
+
+	spec := boundsSpec("big")
+	spec.TuningConfig.MaxMessageBytes = 1 << 20
+	_, err = env.ExecuteActivity(protocol.ActivityConsume, protocol.ConsumeInput{
+		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 0},
+	})
+	var app *temporal.ApplicationError
+	require.ErrorAs(t, err, &app)
+	require.Equal(t, domain.ErrMessageTooLarge, app.Type())
+	require.True(t, app.NonRetryable())
+	for _, want := range []string{"supervisor bounds", "partition 0 offset 1", "tuningConfig.maxMessageBytes"} {
+		require.Contains(t, app.Error(), want)
+	}
 }
