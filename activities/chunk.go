@@ -84,8 +84,7 @@ func (c *chunk) add(p int32, r kafka.Record) error {
 func (c *chunk) keepParseError(p int32, r kafka.Record, err error) {
 	spec := c.in.Spec
 	if spec.TuningConfig.LogParseExceptions {
-		c.a.Log.Warn("unparseable message", "supervisor", spec.ID, "topic", spec.IOConfig.Topic,
-			"partition", p, "offset", r.Offset, "error", err)
+		c.run.log.Warn("unparseable message", "topic", spec.IOConfig.Topic, "partition", p, "offset", r.Offset, "error", err)
 	}
 	keep := spec.TuningConfig.MaxSavedParseExceptions
 	if keep <= 0 {

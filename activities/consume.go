@@ -75,8 +75,8 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 	if a.Metrics != nil {
 		a.Metrics.Consumed(in.Spec.ID, c.records, c.unparseable, c.thrownAway, c.bytesRead, time.Since(start))
 	}
-	a.Log.Debug("consumed chunk", "supervisor", in.Spec.ID, "group", in.Group, "sequence", in.SequenceName,
-		"from", in.From.String(), "to", res.To.String(), "records", res.Records, "rows", res.Rows, "took", time.Since(start))
+	run.log.Debug("consumed chunk", "from", in.From.String(), "to", res.To.String(),
+		"records", res.Records, "rows", res.Rows, "took", time.Since(start))
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"handoff/internal/domain"
@@ -38,7 +39,7 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 		return protocol.PublishResult{}, err
 	} else if ok {
 		// Committed by an earlier attempt; its staging files may be gone.
-		a.deleteStaging(ctx, in.StagingKeys)
+		a.deleteStaging(ctx, run.log, in.StagingKeys)
 		return protocol.PublishResult{SegmentIDs: rec.SegmentIDs, Rows: rec.Rows, AlreadyPublished: true}, nil
 	}
 	segs, rows, err := a.writeSegments(ctx, in, name, run)
@@ -60,7 +61,7 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 			return protocol.PublishResult{}, err
 		}
 	}
-	a.deleteStaging(ctx, in.StagingKeys)
+	a.deleteStaging(ctx, run.log, in.StagingKeys)
 	ids := make([]string, len(segs))
 	var bytes int64
 	for i, s := range segs {
@@ -76,12 +77,12 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 	return protocol.PublishResult{SegmentIDs: ids, Rows: rows, AlreadyPublished: already}, nil
 }
 
-func (a *Activities) deleteStaging(ctx context.Context, keys []string) {
+func (a *Activities) deleteStaging(ctx context.Context, log *slog.Logger, keys []string) {
 	for _, key := range keys {
 		if err := a.Staging.Delete(ctx, key); err != nil {
 			// The sequence is committed; a leftover staging file costs disk,
 			// not correctness.
-			a.Log.Warn("delete staging file", "key", key, "error", err)
+			log.Warn("delete staging file", "key", key, "error", err)
 		}
 	}
 }

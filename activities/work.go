@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ type running struct {
 	h    *workload.Handle
 	stop chan struct{}
 	wg   sync.WaitGroup
+	// log carries the workflow, activity, supervisor, group and sequence
+	// on every line.
+	log *slog.Logger
 }
 
 // heartbeatDetails is what a consume or publish heartbeats: where it is.
@@ -35,10 +39,12 @@ type heartbeatDetails struct {
 // begin takes a slot of the activity's kind (waiting, listed, while none is
 // free or memory pushes back) and heartbeats every heartbeatEvery until end.
 func (a *Activities) begin(ctx context.Context, w workload.Work) (*running, error) {
-	r := &running{stop: make(chan struct{})}
+	r := &running{stop: make(chan struct{}), log: a.Log}
 	if info := activity.GetInfo(ctx); info.ActivityID != "" {
 		w.ID, w.Attempt = info.WorkflowExecution.ID+"/"+info.ActivityID, info.Attempt
+		r.log = r.log.With("workflow", info.WorkflowExecution.ID, "activity", info.ActivityType.Name, "attempt", info.Attempt)
 	}
+	r.log = r.log.With("supervisor", w.Supervisor, "group", w.Group, "sequence", w.Sequence)
 	if a.Tracker != nil {
 		// Heartbeat while waiting too: waiting is not being stuck.
 		waitCtx, cancel := context.WithCancel(ctx)
