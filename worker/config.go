@@ -5,9 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
+	"strconv"
 	"strings"
+	"time"
+
+	"handoff/internal/redact"
+	"handoff/internal/workload"
 )
 
 // Config is everything the worker needs, from flags that fall back to
@@ -25,10 +31,31 @@ type Config struct {
 	DeepStorage string
 	// StagingDir is the directory of open sequences' chunks (HANDOFF_STAGING_DIR). Default ./data/staging.
 	StagingDir string
-	// HTTPAddr serves /healthz, /readyz and /metrics (HANDOFF_HTTP_ADDR). Default :8081.
+	// HTTPAddr serves /healthz, /readyz, /metrics and /status (HANDOFF_HTTP_ADDR). Default :8081.
 	HTTPAddr string
 	// LogLevel is debug, info, warn or error (HANDOFF_LOG_LEVEL). Default info.
 	LogLevel string
+	// LogFormat is text or json (HANDOFF_LOG_FORMAT). Default text.
+	LogFormat string
+	// MaxConsume is how many consume activities run at once; more wait,
+	// listed on /status, for a slot (HANDOFF_MAX_CONSUME). Default 4.
+	MaxConsume int
+	// MaxPublish is how many publish activities run at once
+	// (HANDOFF_MAX_PUBLISH). Default 2.
+	MaxPublish int
+	// MemoryLimit is the heap size in bytes that consume push-back is
+	// measured against (HANDOFF_MEMORY_LIMIT: bytes, or a whole number of
+	// B, KiB, MiB, GiB or TiB as GOMEMLIMIT takes them). 0 takes GOMEMLIMIT
+	// when it is set, else disables push-back. Default 0.
+	MemoryLimit int64
+	// PushBackFraction: new consume work waits while the heap is above this
+	// fraction of MemoryLimit, in (0, 1] (HANDOFF_PUSHBACK_FRACTION).
+	// Default 0.8.
+	PushBackFraction float64
+	// ShutdownGrace is how long stopping waits for running activities to
+	// finish before cancelling them: the Temporal worker's
+	// WorkerStopTimeout (HANDOFF_SHUTDOWN_GRACE). Default 30s.
+	ShutdownGrace time.Duration
 }
 
 func envOr(name, def string) string {
@@ -41,8 +68,8 @@ func envOr(name, def string) string {
 // ParseConfig reads flags (args without the program name), falling back to
 // the environment and then to defaults.
 func ParseConfig(args []string) (Config, error) {
-	var c Config
-	var brokers string
+	c := Config{MaxConsume: 4, MaxPublish: 2, PushBackFraction: 0.8, ShutdownGrace: 30 * time.Second}
+	var brokers, maxConsume, maxPublish, memoryLimit, fraction, grace string
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "Postgres URL (env DATABASE_URL)")
 	fs.StringVar(&c.TemporalAddress, "temporal-address", envOr("TEMPORAL_ADDRESS", "localhost:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
@@ -50,8 +77,16 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&brokers, "kafka-brokers", envOr("KAFKA_BROKERS", "localhost:9092"), "comma-separated Kafka bootstrap brokers (env KAFKA_BROKERS)")
 	fs.StringVar(&c.DeepStorage, "deep-storage", envOr("HANDOFF_DEEP_STORAGE", "./data/deep"), "directory for published segments (env HANDOFF_DEEP_STORAGE)")
 	fs.StringVar(&c.StagingDir, "staging-dir", envOr("HANDOFF_STAGING_DIR", "./data/staging"), "directory for staging chunks (env HANDOFF_STAGING_DIR)")
-	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", ":8081"), "address of the health and metrics server (env HANDOFF_HTTP_ADDR)")
+	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", ":8081"), "address of the health, metrics and status server (env HANDOFF_HTTP_ADDR)")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("HANDOFF_LOG_LEVEL", "info"), "debug, info, warn or error (env HANDOFF_LOG_LEVEL)")
+	fs.StringVar(&c.LogFormat, "log-format", envOr("HANDOFF_LOG_FORMAT", "text"), "text or json (env HANDOFF_LOG_FORMAT)")
+	fs.StringVar(&maxConsume, "max-consume", envOr("HANDOFF_MAX_CONSUME", "4"), "consume activities run at once (env HANDOFF_MAX_CONSUME)")
+	fs.StringVar(&maxPublish, "max-publish", envOr("HANDOFF_MAX_PUBLISH", "2"), "publish activities run at once (env HANDOFF_MAX_PUBLISH)")
+	fs.StringVar(&memoryLimit, "memory-limit", envOr("HANDOFF_MEMORY_LIMIT", "0"), "heap limit for push-back, e.g. 2GiB; 0: GOMEMLIMIT if set, else none (env HANDOFF_MEMORY_LIMIT)")
+	fs.StringVar(&fraction, "pushback-fraction", envOr("HANDOFF_PUSHBACK_FRACTION", "0.8"), "new consume work waits above this fraction of the memory limit (env HANDOFF_PUSHBACK_FRACTION)")
+	fs.StringVar(&grace, "shutdown-grace", envOr("HANDOFF_SHUTDOWN_GRACE", "30s"), "how long stopping waits for running activities (env HANDOFF_SHUTDOWN_GRACE)")
+	// Usage shows defaults, which come from the environment: never a password.
+	fs.VisitAll(func(f *flag.Flag) { f.DefValue = redact.Userinfo(f.DefValue) })
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
@@ -60,24 +95,85 @@ func ParseConfig(args []string) (Config, error) {
 			c.KafkaBrokers = append(c.KafkaBrokers, b)
 		}
 	}
+	var errs []error
+	parse := func(name, s string, set func(string) error) {
+		if err := set(strings.TrimSpace(s)); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", name, s, err))
+		}
+	}
+	parse("max consume", maxConsume, func(s string) (err error) { c.MaxConsume, err = parseInt(s); return err })
+	parse("max publish", maxPublish, func(s string) (err error) { c.MaxPublish, err = parseInt(s); return err })
+	parse("memory limit", memoryLimit, func(s string) (err error) { c.MemoryLimit, err = parseBytes(s); return err })
+	parse("push-back fraction", fraction, func(s string) (err error) {
+		c.PushBackFraction, err = strconv.ParseFloat(s, 64)
+		if err != nil {
+			return errors.New("want a number in (0, 1]")
+		}
+		return nil
+	})
+	parse("shutdown grace", grace, func(s string) (err error) {
+		c.ShutdownGrace, err = time.ParseDuration(s)
+		if err != nil {
+			return errors.New("want a duration such as 30s or 2m")
+		}
+		return nil
+	})
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
 	return c, c.Validate()
 }
 
-// Validate names the first setting that is missing or malformed.
+func parseInt(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, errors.New("want a whole number")
+	}
+	return n, nil
+}
+
+// byteUnits are the suffixes parseBytes takes, as GOMEMLIMIT does.
+var byteUnits = []struct {
+	suffix string
+	size   int64
+}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"b", 1}}
+
+// parseBytes reads a byte count: a whole number, optionally followed by B,
+// KiB, MiB, GiB or TiB (in any case).
+func parseBytes(s string) (int64, error) {
+	num, size := s, int64(1)
+	lower := strings.ToLower(s)
+	for _, u := range byteUnits {
+		if strings.HasSuffix(lower, u.suffix) {
+			num, size = strings.TrimSpace(s[:len(s)-len(u.suffix)]), u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errors.New("want a whole number of bytes, or of KiB, MiB, GiB or TiB (e.g. 2GiB)")
+	}
+	if n > math.MaxInt64/size {
+		return 0, errors.New("too large")
+	}
+	return n * size, nil
+}
+
+// Validate names every setting that is missing or malformed.
 func (c Config) Validate() error {
 	var errs []error
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("database URL is required: set DATABASE_URL or --database-url"))
 	}
 	if _, _, err := net.SplitHostPort(c.TemporalAddress); err != nil {
-		errs = append(errs, fmt.Errorf("temporal address %q: want host:port", c.TemporalAddress))
+		errs = append(errs, fmt.Errorf("temporal address %q: want host:port", redact.Userinfo(c.TemporalAddress)))
 	}
 	if len(c.KafkaBrokers) == 0 {
 		errs = append(errs, errors.New("no Kafka brokers: set KAFKA_BROKERS or --kafka-brokers"))
 	}
 	for _, b := range c.KafkaBrokers {
-		if _, _, err := net.SplitHostPort(b); err != nil {
-			errs = append(errs, fmt.Errorf("kafka broker %q: want host:port", b))
+		if _, _, err := net.SplitHostPort(b); err != nil || strings.Contains(b, "@") {
+			errs = append(errs, fmt.Errorf("kafka broker %q: want host:port", redact.Userinfo(b)))
 		}
 	}
 	if c.DeepStorage == "" || c.StagingDir == "" {
@@ -85,6 +181,24 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.level(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("log format %q: want text or json", c.LogFormat))
+	}
+	if c.MaxConsume < 1 {
+		errs = append(errs, fmt.Errorf("max consume %d: want at least 1", c.MaxConsume))
+	}
+	if c.MaxPublish < 1 {
+		errs = append(errs, fmt.Errorf("max publish %d: want at least 1", c.MaxPublish))
+	}
+	if c.MemoryLimit < 0 {
+		errs = append(errs, fmt.Errorf("memory limit %d: want 0 or more bytes", c.MemoryLimit))
+	}
+	if !(c.PushBackFraction > 0 && c.PushBackFraction <= 1) {
+		errs = append(errs, fmt.Errorf("push-back fraction %g: want a number in (0, 1]", c.PushBackFraction))
+	}
+	if c.ShutdownGrace < 0 {
+		errs = append(errs, fmt.Errorf("shutdown grace %s: want 0 or more", c.ShutdownGrace))
 	}
 	return errors.Join(errs...)
 }
@@ -95,4 +209,41 @@ func (c Config) level() (slog.Level, error) {
 		return 0, fmt.Errorf("log level %q: want debug, info, warn or error", c.LogLevel)
 	}
 	return l, nil
+}
+
+// limits are the workload tracker's.
+func (c Config) limits() workload.Limits {
+	return workload.Limits{
+		Consume: c.MaxConsume, Publish: c.MaxPublish,
+		MemoryLimit: c.MemoryLimit, PushBackFraction: c.PushBackFraction,
+	}
+}
+
+// LogValue logs the configuration with its passwords masked.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("databaseURL", redact.URL(c.DatabaseURL)),
+		slog.String("temporalAddress", c.TemporalAddress),
+		slog.String("temporalNamespace", c.TemporalNamespace),
+		slog.Any("kafkaBrokers", shownBrokers(c.KafkaBrokers)),
+		slog.String("deepStorage", c.DeepStorage),
+		slog.String("stagingDir", c.StagingDir),
+		slog.String("httpAddr", c.HTTPAddr),
+		slog.String("logLevel", c.LogLevel),
+		slog.String("logFormat", c.LogFormat),
+		slog.Int("maxConsume", c.MaxConsume),
+		slog.Int("maxPublish", c.MaxPublish),
+		slog.Int64("memoryLimit", c.MemoryLimit),
+		slog.Float64("pushBackFraction", c.PushBackFraction),
+		slog.Duration("shutdownGrace", c.ShutdownGrace),
+	)
+}
+
+// shownBrokers are the brokers with any credentials masked.
+func shownBrokers(brokers []string) []string {
+	shown := make([]string, len(brokers))
+	for i, b := range brokers {
+		shown[i] = redact.Userinfo(b)
+	}
+	return shown
 }

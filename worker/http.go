@@ -9,30 +9,23 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.temporal.io/sdk/client"
 	"go.uber.org/fx"
 
 	"handoff/internal/kafka"
 	"handoff/internal/pgstore"
+	"handoff/internal/redact"
+	"handoff/internal/workload"
 )
 
-// startHTTP serves /healthz (the process is alive), /readyz (Temporal,
-// Postgres and Kafka answer) and /metrics (Prometheus).
-func startHTTP(lc fx.Lifecycle, cfg Config, c client.Client, store *pgstore.Store, k *kafka.Client, log *slog.Logger) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		if err := ready(ctx, c, store, k); err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ready")
-	})
-	mux.Handle("/metrics", promhttp.Handler())
-	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+// startHTTP serves the routes of newMux from start until stop.
+func startHTTP(lc fx.Lifecycle, cfg Config, c client.Client, store *pgstore.Store, k *kafka.Client,
+	reg *prometheus.Registry, t *workload.Tracker, log *slog.Logger,
+) {
+	isReady := func(ctx context.Context) error { return ready(ctx, c, store, k) }
+	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: newMux(reg, t, isReady, log), ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
@@ -57,15 +50,45 @@ func startHTTP(lc fx.Lifecycle, cfg Config, c client.Client, store *pgstore.Stor
 	})
 }
 
+// newMux routes /healthz (the process is alive), /readyz (isReady
+// answers nil), /metrics (Prometheus, from g) and /status (what the
+// worker is doing, from t; / redirects there).
+func newMux(g prometheus.Gatherer, t *workload.Tracker, isReady func(context.Context) error, log *slog.Logger) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := isReady(ctx); err != nil {
+			http.Error(w, redact.URL(err.Error()), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	// A metric that fails to collect is logged and left out, rather than
+	// failing the whole scrape.
+	mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{
+		ErrorLog: promLogger{log}, ErrorHandling: promhttp.ContinueOnError,
+	}))
+	mux.Handle("/status", statusHandler(t))
+	mux.Handle("/{$}", http.RedirectHandler("/status", http.StatusFound))
+	return mux
+}
+
+// promLogger logs promhttp's errors.
+type promLogger struct{ log *slog.Logger }
+
+func (l promLogger) Println(v ...any) { l.log.Warn("metrics: " + fmt.Sprint(v...)) }
+
 func ready(ctx context.Context, c client.Client, store *pgstore.Store, k *kafka.Client) error {
 	if _, err := c.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
 		return fmt.Errorf("temporal: %w", err)
 	}
 	if err := store.Ping(ctx); err != nil {
-		return err
+		return redact.Error(err)
 	}
 	if err := k.Ping(ctx); err != nil {
-		return fmt.Errorf("kafka: %w", err)
+		return fmt.Errorf("kafka: %w", redact.Error(err))
 	}
 	return nil
 }

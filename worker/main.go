@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/fx"
+
+	"handoff/internal/redact"
 )
 
 func main() {
@@ -20,21 +22,22 @@ func main() {
 func run(args []string) int {
 	cfg, err := ParseConfig(args)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "worker:", err)
+		fmt.Fprintln(os.Stderr, "worker:", redact.Error(err))
 		return 2
 	}
-	app := fx.New(Modules(cfg), fx.NopLogger, fx.StartTimeout(time.Minute), fx.StopTimeout(time.Minute))
+	app := fx.New(Modules(cfg), fx.NopLogger, fx.StartTimeout(time.Minute), fx.StopTimeout(cfg.ShutdownGrace+time.Minute))
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
-		fmt.Fprintln(os.Stderr, "worker: start:", err)
+		fmt.Fprintln(os.Stderr, "worker: start:", redact.Error(err))
 		return 1
 	}
 	<-app.Done()
-	stopCtx, cancelStop := context.WithTimeout(context.Background(), time.Minute)
+	// Stopping waits up to the shutdown grace for running activities.
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), cfg.ShutdownGrace+time.Minute)
 	defer cancelStop()
 	if err := app.Stop(stopCtx); err != nil {
-		fmt.Fprintln(os.Stderr, "worker: stop:", err)
+		fmt.Fprintln(os.Stderr, "worker: stop:", redact.Error(err))
 		return 1
 	}
 	return 0

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
@@ -14,8 +15,11 @@ import (
 
 	"handoff/activities"
 	"handoff/internal/kafka"
+	"handoff/internal/metrics"
 	"handoff/internal/pgstore"
+	"handoff/internal/redact"
 	"handoff/internal/storage"
+	"handoff/internal/workload"
 	"handoff/workflows"
 )
 
@@ -24,30 +28,66 @@ import (
 func Modules(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.Provide(newLogger, newPostgres, newKafka, newStorage, newTemporalClient, newActivities),
-		fx.Invoke(ensureSearchAttributes, startTemporalWorker, startHTTP),
+		fx.Provide(newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newTemporalClient, newActivities),
+		fx.Invoke(logConfig, ensureSearchAttributes, startTemporalWorker, startHTTP),
 	)
 }
 
-func newLogger(cfg Config) *slog.Logger {
-	level, _ := cfg.level() // validated
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+// newTracker bounds the worker's consume and publish activities; its
+// memory monitor samples the heap from start until stop.
+func newTracker(lc fx.Lifecycle, cfg Config) *workload.Tracker {
+	t := workload.NewTracker(cfg.limits())
+	var cancel context.CancelFunc
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			var ctx context.Context
+			ctx, cancel = context.WithCancel(context.Background())
+			go func() {
+				defer close(done)
+				t.Monitor(ctx)
+			}()
+			return nil
+		},
+		OnStop: func(context.Context) error {
+			cancel()
+			<-done
+			return nil
+		},
+	})
+	return t
+}
+
+// newMetrics registers the worker's metrics, the tracker's, and the Go
+// runtime's and process's on a registry of their own, which /metrics
+// serves.
+func newMetrics(t *workload.Tracker) (*metrics.Metrics, *prometheus.Registry, error) {
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(collectors.NewGoCollector()); err != nil {
+		return nil, nil, fmt.Errorf("register go collector: %w", err)
+	}
+	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		return nil, nil, fmt.Errorf("register process collector: %w", err)
+	}
+	m := metrics.New(reg)
+	m.Track(t)
+	return m, reg, nil
 }
 
 // newPostgres opens the pool and, at start, applies pending migrations.
 func newPostgres(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*pgstore.Store, error) {
 	pool, err := pgxpool.New(context.Background(), cfg.DatabaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("postgres config: %w", err)
+		return nil, fmt.Errorf("postgres config: %w", redact.Error(err))
 	}
 	store := pgstore.New(pool)
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := store.Ping(ctx); err != nil {
-				return err
+				return redact.Error(err)
 			}
 			if err := store.Migrate(ctx); err != nil {
-				return err
+				return redact.Error(err)
 			}
 			log.Info("postgres ready, migrations applied")
 			return nil
@@ -79,10 +119,12 @@ func newStorage(cfg Config) (stores, error) {
 }
 
 // newTemporalClient creates a lazy client and checks the server at start.
-func newTemporalClient(lc fx.Lifecycle, cfg Config, log *slog.Logger) (client.Client, error) {
+// The SDK logs through log and reports its metrics on the worker's registry.
+func newTemporalClient(lc fx.Lifecycle, cfg Config, log *slog.Logger, m *metrics.Metrics) (client.Client, error) {
 	c, err := client.NewLazyClient(client.Options{
 		HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
-		Logger: tlog.NewStructuredLogger(log),
+		Logger:         tlog.NewStructuredLogger(log),
+		MetricsHandler: m.TemporalHandler(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("temporal client for %s: %w", cfg.TemporalAddress, err)
@@ -99,6 +141,10 @@ func newTemporalClient(lc fx.Lifecycle, cfg Config, log *slog.Logger) (client.Cl
 	return c, nil
 }
 
+// otherActivities is room for the activities that are neither consume nor
+// publish (discovery, offsets, specs, checks): short and light.
+const otherActivities = 8
+
 type activityDeps struct {
 	fx.In
 	Kafka    *kafka.Client
@@ -107,18 +153,27 @@ type activityDeps struct {
 	Staging  *storage.Local `name:"staging"`
 	Temporal client.Client
 	Log      *slog.Logger
+	Tracker  *workload.Tracker
+	Metrics  *metrics.Metrics
 }
 
 func newActivities(d activityDeps) *activities.Activities {
 	return &activities.Activities{
 		Kafka: d.Kafka, Store: d.Store, Deep: d.Deep, Staging: d.Staging, Temporal: d.Temporal, Log: d.Log,
+		Tracker: d.Tracker, Metrics: d.Metrics,
 	}
 }
 
 // startTemporalWorker polls the task queue from start until stop; stopping
-// waits for running activities, so a graceful shutdown loses nothing.
-func startTemporalWorker(lc fx.Lifecycle, c client.Client, acts *activities.Activities, log *slog.Logger) {
-	w := worker.New(c, workflows.TaskQueue, worker.Options{})
+// waits up to the shutdown grace for running activities, so a graceful
+// shutdown loses nothing. Consume and publish activities wait for their
+// tracker slots inside the activity, so the SDK's own bound only has to
+// leave room for them and for the small activities beside them.
+func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *activities.Activities, log *slog.Logger) {
+	w := worker.New(c, workflows.TaskQueue, worker.Options{
+		MaxConcurrentActivityExecutionSize: cfg.MaxConsume + cfg.MaxPublish + otherActivities,
+		WorkerStopTimeout:                  cfg.ShutdownGrace,
+	})
 	workflows.Register(w)
 	acts.Register(w)
 	lc.Append(fx.Hook{

@@ -140,6 +140,7 @@ func (t *Tracker) Begin(ctx context.Context, w Work) (*Handle, error) {
 			}
 		}
 	}
+	h.SetState(StateStarted)
 	return h, nil
 }
 

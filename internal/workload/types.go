@@ -19,6 +19,7 @@ const (
 const (
 	StateWaitingForSlot   = "waiting for a slot"
 	StateWaitingForMemory = "waiting for memory"
+	StateStarted          = "started" // holds its slot
 	StateReading          = "reading"
 	StateWritingChunk     = "writing chunk"
 	StateMerging          = "merging"

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// clearWorkerEnv unsets the worker's optional variables, so the tests see
+// defaults whatever the environment they run in.
+func clearWorkerEnv(t *testing.T) {
+	for _, name := range []string{
+		"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "KAFKA_BROKERS", "HANDOFF_DEEP_STORAGE", "HANDOFF_STAGING_DIR",
+		"HANDOFF_HTTP_ADDR", "HANDOFF_LOG_LEVEL", "HANDOFF_LOG_FORMAT", "HANDOFF_MAX_CONSUME", "HANDOFF_MAX_PUBLISH",
+		"HANDOFF_MEMORY_LIMIT", "HANDOFF_PUSHBACK_FRACTION", "HANDOFF_SHUTDOWN_GRACE",
+	} {
+		t.Setenv(name, "")
+	}
+}
+
+func TestConfigWorkloadDefaults(t *testing.T) {
+	clearWorkerEnv(t)
+	cfg, err := ParseConfig([]string{"--database-url", "postgres://x@h/db"})
+	require.NoError(t, err)
+	require.Equal(t, "text", cfg.LogFormat)
+	require.Equal(t, 4, cfg.MaxConsume)
+	require.Equal(t, 2, cfg.MaxPublish)
+	require.Zero(t, cfg.MemoryLimit)
+	require.Equal(t, 0.8, cfg.PushBackFraction)
+	require.Equal(t, 30*time.Second, cfg.ShutdownGrace)
+}
+
+func TestConfigWorkloadFromEnvironmentAndFlags(t *testing.T) {
+	clearWorkerEnv(t)
+	t.Setenv("DATABASE_URL", "postgres://x@h/db")
+	t.Setenv("HANDOFF_LOG_FORMAT", "json")
+	t.Setenv("HANDOFF_MAX_CONSUME", "6")
+	t.Setenv("HANDOFF_MAX_PUBLISH", "3")
+	t.Setenv("HANDOFF_MEMORY_LIMIT", "512MiB")
+	t.Setenv("HANDOFF_PUSHBACK_FRACTION", "0.5")
+	t.Setenv("HANDOFF_SHUTDOWN_GRACE", "2m")
+	cfg, err := ParseConfig(nil)
+	require.NoError(t, err)
+	require.Equal(t, "json", cfg.LogFormat)
+	require.Equal(t, 6, cfg.MaxConsume)
+	require.Equal(t, 3, cfg.MaxPublish)
+	require.Equal(t, int64(512<<20), cfg.MemoryLimit)
+	require.Equal(t, 0.5, cfg.PushBackFraction)
+	require.Equal(t, 2*time.Minute, cfg.ShutdownGrace)
+
+	cfg, err = ParseConfig([]string{"--log-format", "text", "--max-consume", "1", "--max-publish", "1",
+		"--memory-limit", "2GiB", "--pushback-fraction", "1", "--shutdown-grace", "0s"})
+	require.NoError(t, err)
+	require.Equal(t, "text", cfg.LogFormat, "a flag wins over the environment")
+	require.Equal(t, 1, cfg.MaxConsume)
+	require.Equal(t, 1, cfg.MaxPublish)
+	require.Equal(t, int64(2<<30), cfg.MemoryLimit)
+	require.Equal(t, 1.0, cfg.PushBackFraction)
+	require.Zero(t, cfg.ShutdownGrace)
+}
+
+func TestParseBytes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{
+		"0": 0, "1024": 1024, "1B": 1, "2KiB": 2 << 10, "512MiB": 512 << 20, "2GiB": 2 << 30,
+		"1TiB": 1 << 40, "3gib": 3 << 30, "4 MiB": 4 << 20,
+	} {
+		got, err := parseBytes(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"", "2GB", "2G", "1.5GiB", "-1", "-1MiB", "lots", "MiB", "9999999999TiB"} {
+		_, err := parseBytes(in)
+		require.Error(t, err, in)
+	}
+}
+
+func TestConfigNamesWhatIsWrongWithTheWorkload(t *testing.T) {
+	clearWorkerEnv(t)
+	t.Setenv("DATABASE_URL", "postgres://x@h/db")
+	_, err := ParseConfig([]string{"--max-consume", "many", "--memory-limit", "2GB", "--pushback-fraction", "most", "--shutdown-grace", "soon"})
+	require.Error(t, err)
+	for _, want := range []string{`max consume "many"`, `memory limit "2GB"`, `push-back fraction "most"`, `shutdown grace "soon"`} {
+		require.Contains(t, err.Error(), want)
+	}
+
+	_, err = ParseConfig([]string{"--log-format", "xml", "--max-consume", "0", "--max-publish", "-1",
+		"--pushback-fraction", "1.5", "--shutdown-grace", "-1s"})
+	require.Error(t, err)
+	for _, want := range []string{`log format "xml"`, "max consume 0", "max publish -1", "push-back fraction 1.5", "shutdown grace -1s"} {
+		require.Contains(t, err.Error(), want)
+	}
+	_, err = ParseConfig([]string{"--pushback-fraction", "0"})
+	require.ErrorContains(t, err, "push-back fraction 0")
+}
+
+func TestConfigNeverShowsPasswords(t *testing.T) {
+	clearWorkerEnv(t)
+	t.Setenv("DATABASE_URL", "postgres://u:secret@h/db")
+	t.Setenv("KAFKA_BROKERS", "alice:secret@b1:9092")
+
+	_, err := ParseConfig(nil)
+	require.ErrorContains(t, err, `kafka broker "alice:xxxxx@b1:9092"`)
+	require.NotContains(t, err.Error(), "secret")
+
+	// Usage lists the defaults, taken from the environment.
+	usage := captureStderr(t, func() { _, _ = ParseConfig([]string{"-h"}) })
+	require.Contains(t, usage, "database-url")
+	require.NotContains(t, usage, "secret")
+
+	t.Setenv("KAFKA_BROKERS", "b1:9092")
+	cfg, err := ParseConfig(nil)
+	require.NoError(t, err)
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("config", "config", cfg)
+	require.Contains(t, logged.String(), "postgres://u:xxxxx@h/db")
+	require.NotContains(t, logged.String(), "secret")
+}
+
+func captureStderr(t *testing.T, f func()) string {
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	saved := os.Stderr
+	os.Stderr = w
+	defer func() { os.Stderr = saved }()
+	f()
+	require.NoError(t, w.Close())
+	out, err := io.ReadAll(r)
+	require.NoError(t, err)
+	return string(out)
+}
