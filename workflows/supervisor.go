@@ -89,6 +89,7 @@ func (s *supervisor) complete(ctx workflow.Context, sig supervisorSignals) error
 	s.c.State, s.c.DetailedState = StateStopped, StateStopped
 	s.publishVisibility(ctx)
 	s.finishHandlers(ctx, sig)
+	s.drain(ctx, sig) // late group-finished signals: nothing left to do with them
 	return nil
 }
 

@@ -1,0 +1,99 @@
+// Package process runs the real worker binary as a subprocess against a
+// real Postgres, a Temporal dev server and an in-process Kafka: what the
+// in-process e2e tests cannot show, such as a SIGTERM or SIGKILL in the
+// middle of an ingestion, and what the worker serves over HTTP.
+//
+// TestMain builds ./worker once; every test registers a Temporal namespace
+// of its own (the worker polls the fixed task queue "handoff"), a fresh
+// database and a broker, and starts one worker process after another.
+package process
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"handoff/internal/testenv"
+)
+
+// workerBin is the worker binary TestMain built.
+var workerBin string
+
+func TestMain(m *testing.M) {
+	bin, err := buildWorker()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e/process:", err)
+		os.Exit(1)
+	}
+	workerBin = bin
+	testenv.Main(m)
+}
+
+// buildWorker builds ./worker from the repository root. Under `go test` the
+// binary goes next to the test binary, in go's work directory, which go
+// removes when the run ends (testenv.Main exits the process, so a directory
+// of our own could not be removed after the tests).
+func buildWorker() (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := binDir()
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "handoff-worker")
+	start := time.Now()
+	cmd := exec.Command("go", "build", "-o", bin, "./worker")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build ./worker in %s: %w\n%s", root, err, out)
+	}
+	fmt.Fprintf(os.Stderr, "e2e/process: built %s in %v\n", bin, time.Since(start).Round(time.Millisecond))
+	return bin, nil
+}
+
+// binDir is the directory of the test binary when it is go's work
+// directory ($WORK/b001), else a new temporary directory, left behind.
+func binDir() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		dir := filepath.Dir(exe)
+		if strings.HasPrefix(filepath.Base(filepath.Dir(dir)), "go-build") {
+			return dir, nil
+		}
+	}
+	dir, err := os.MkdirTemp("", "handoff-process-test-")
+	if err != nil {
+		return "", fmt.Errorf("temp dir for the worker binary: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "e2e/process: the worker binary goes to %s, which is not removed\n", dir)
+	return dir, nil
+}
+
+// repoRoot walks up from the working directory (the package directory under
+// go test) to the directory holding go.mod.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find repo root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("find repo root: %w", err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("find repo root: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,258 @@
+package process
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// maxLogPrint bounds how much of a worker's log a failing test prints.
+const maxLogPrint = 256 << 10
+
+// workerProc is one run of the worker binary.
+type workerProc struct {
+	t       *testing.T
+	name    string
+	cmd     *exec.Cmd
+	port    int
+	logPath string
+	started time.Time
+
+	done  chan struct{} // closed when the process has exited
+	state *os.ProcessState
+	err   error // from Wait
+}
+
+// startWorker runs the worker binary with the env's settings and waits until
+// it answers /readyz. extraEnv (NAME=value) comes last and so wins.
+func (e *env) startWorker(name string, extraEnv ...string) *workerProc {
+	e.t.Helper()
+	port := freePort(e.t)
+	logPath := filepath.Join(e.logDir, name+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		e.t.Fatalf("worker log: %v", err)
+	}
+	cmd := exec.Command(workerBin)
+	cmd.Dir = e.workDir
+	cmd.Env = append(os.Environ(),
+		"DATABASE_URL="+e.dbURL,
+		"TEMPORAL_ADDRESS="+e.hostPort,
+		"TEMPORAL_NAMESPACE="+e.ns,
+		"KAFKA_BROKERS="+strings.Join(e.brokers, ","),
+		"HANDOFF_DEEP_STORAGE="+e.deepDir,
+		"HANDOFF_STAGING_DIR="+e.stagingDir,
+		"HANDOFF_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(port),
+		"HANDOFF_LOG_LEVEL=info",
+		"HANDOFF_SHUTDOWN_GRACE=20s",
+	)
+	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	setProcAttr(cmd)
+	w := &workerProc{t: e.t, name: name, cmd: cmd, port: port, logPath: logPath, done: make(chan struct{})}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		e.t.Fatalf("start worker %s: %v", name, err)
+	}
+	w.started = time.Now()
+	go func() {
+		w.err = cmd.Wait()
+		w.state = cmd.ProcessState
+		logFile.Close()
+		close(w.done)
+	}()
+	e.t.Cleanup(func() {
+		if !w.exited() && !e.t.Failed() {
+			// A clean end: stop it as an operator would, and say how it went.
+			_ = w.cmd.Process.Signal(syscall.SIGTERM)
+			if code, ok := w.waitExit(30 * time.Second); !ok || code != 0 {
+				e.t.Errorf("worker %s: after SIGTERM at the end of the test: exited %v, code %d", w.name, ok, code)
+			}
+		}
+		if !w.exited() {
+			_ = w.cmd.Process.Kill()
+			select {
+			case <-w.done:
+			case <-time.After(10 * time.Second):
+				e.t.Logf("worker %s (pid %d) did not exit 10s after SIGKILL", w.name, w.cmd.Process.Pid)
+			}
+		}
+		w.summarize()
+		if e.t.Failed() || os.Getenv("HANDOFF_PROCESS_LOGS") != "" {
+			e.t.Logf("worker %s log (%s):\n%s", w.name, w.logPath, w.logTail(maxLogPrint))
+		}
+	})
+	w.waitReady(60 * time.Second)
+	e.t.Logf("worker %s (pid %d) ready on port %d after %v", name, cmd.Process.Pid, port, time.Since(w.started).Round(time.Millisecond))
+	return w
+}
+
+func (w *workerProc) url(path string) string {
+	return fmt.Sprintf("http://127.0.0.1:%d%s", w.port, path)
+}
+
+func (w *workerProc) exited() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitReady polls /readyz until it answers 200; the worker exiting first,
+// or the timeout, fails the test with its log.
+func (w *workerProc) waitReady(timeout time.Duration) {
+	w.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for time.Now().Before(deadline) {
+		if w.exited() {
+			w.t.Fatalf("worker %s exited before it was ready: %v\n%s", w.name, w.err, w.logTail(maxLogPrint))
+		}
+		code, body, err := httpGet(w.url("/readyz"))
+		if err == nil && code == http.StatusOK {
+			return
+		}
+		if err != nil {
+			last = err.Error()
+		} else {
+			last = fmt.Sprintf("%d %s", code, strings.TrimSpace(body))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	w.t.Fatalf("worker %s not ready after %v (last: %s)\n%s", w.name, timeout, last, w.logTail(maxLogPrint))
+}
+
+func (w *workerProc) signal(sig os.Signal) {
+	w.t.Helper()
+	if err := w.cmd.Process.Signal(sig); err != nil {
+		w.t.Fatalf("signal %v to worker %s: %v", sig, w.name, err)
+	}
+}
+
+// waitExit waits for the process to exit and returns its exit code (-1 when
+// a signal ended it) and whether it exited within timeout.
+func (w *workerProc) waitExit(timeout time.Duration) (code int, ok bool) {
+	select {
+	case <-w.done:
+		return w.state.ExitCode(), true
+	case <-time.After(timeout):
+		return 0, false
+	}
+}
+
+// logTail returns the last max bytes of the worker's log.
+func (w *workerProc) logTail(max int64) string {
+	f, err := os.Open(w.logPath)
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Sprintf("(log: %v)", err)
+	}
+	prefix := ""
+	if fi.Size() > max {
+		if _, err := f.Seek(fi.Size()-max, io.SeekStart); err != nil {
+			return fmt.Sprintf("(log: %v)", err)
+		}
+		prefix = fmt.Sprintf("... (%d bytes cut)\n", fi.Size()-max)
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Sprintf("(log: %v)", err)
+	}
+	return prefix + string(b)
+}
+
+// logLines returns the log's lines that contain every one of words.
+func (w *workerProc) logLines(words ...string) []string {
+	b, err := os.ReadFile(w.logPath)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+lines:
+	for sc.Scan() {
+		for _, word := range words {
+			if !strings.Contains(sc.Text(), word) {
+				continue lines
+			}
+		}
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+// summarize logs how the worker ended and how many warnings and errors it
+// logged, with the first few errors.
+func (w *workerProc) summarize() {
+	errs := w.logLines("level=ERROR")
+	warns := w.logLines("level=WARN")
+	how := "still running"
+	if w.exited() {
+		how = w.state.String()
+	}
+	w.t.Logf("worker %s: %s after %v; logged %d errors, %d warnings", w.name, how,
+		time.Since(w.started).Round(time.Millisecond), len(errs), len(warns))
+	for _, l := range errs[:min(len(errs), 5)] {
+		w.t.Logf("  %s: %s", w.name, cut(l, 600))
+	}
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1 and lets it go for
+// the worker to take: HANDOFF_HTTP_ADDR=127.0.0.1:0 would not tell us which.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func httpGet(url string) (code int, body string, err error) {
+	code, _, body, err = httpGetType(url)
+	return code, body, err
+}
+
+// httpGetType also returns the answer's Content-Type.
+func httpGetType(url string) (code int, contentType, body string, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, "", "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b), err
+}
