@@ -36,7 +36,7 @@ func (s *stack) printBanner() {
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(w, " %s\t%s\n", k, v) }
 	row("Temporal UI", wfURL)
-	row("Worker", fmt.Sprintf("http://localhost:%d/metrics  (/readyz, /healthz)   log: %s", workerHTTPPort, rel(s.worker.logPath)))
+	row("Worker", fmt.Sprintf("http://localhost:%d/status  (/metrics, /readyz, /healthz)   log: %s", workerHTTPPort, rel(s.worker.logPath)))
 	row("Kafka", fmt.Sprintf("%s  topic %q, %d partitions (in-process kfake), %s", strings.Join(s.kafkaAddrs, ","), topic, s.cfg.partitions, gen))
 	row("Postgres", psql)
 	row("  segments", psql+` -c 'select id, rows, bytes, interval_start, created_at from segments order by created_at desc limit 20'`)
