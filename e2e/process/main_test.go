@@ -9,9 +9,7 @@
 package process
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +38,7 @@ func TestMain(m *testing.M) {
 // removes when the run ends (testenv.Main exits the process, so a directory
 // of our own could not be removed after the tests).
 func buildWorker() (string, error) {
-	root, err := repoRoot()
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -75,25 +73,4 @@ func binDir() (string, error) {
 	}
 	fmt.Fprintf(os.Stderr, "e2e/process: the worker binary goes to %s, which is not removed\n", dir)
 	return dir, nil
-}
-
-// repoRoot walks up from the working directory (the package directory under
-// go test) to the directory holding go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("find repo root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("find repo root: %w", err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("find repo root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }

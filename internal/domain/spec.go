@@ -190,58 +190,35 @@ func ParseSpec(data []byte) (Spec, error) {
 	return s, s.Validate()
 }
 
+// orDefault sets *v to def when it is the zero value.
+func orDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
 // ApplyDefaults fills every optional field left at zero.
 func (s *Spec) ApplyDefaults() {
 	g := &s.DataSchema.GranularitySpec
 	g.SegmentGranularity = Granularity(strings.ToLower(string(g.SegmentGranularity)))
 	g.QueryGranularity = Granularity(strings.ToLower(string(g.QueryGranularity)))
-	if g.SegmentGranularity == "" {
-		g.SegmentGranularity = GranularityHour
-	}
-	if g.QueryGranularity == "" {
-		g.QueryGranularity = GranularityNone
-	}
-	if s.DataSchema.TimestampSpec.Format == "" {
-		s.DataSchema.TimestampSpec.Format = "auto"
-	}
-	io := &s.IOConfig
-	if io.TaskCount == 0 {
-		io.TaskCount = DefaultTaskCount
-	}
-	if io.Period == 0 {
-		io.Period = DefaultPeriod
-	}
-	t := &s.TuningConfig
-	if t.MaxRowsPerSegment == 0 {
-		t.MaxRowsPerSegment = DefaultMaxRowsPerSegment
-	}
-	if t.MaxTotalRows == 0 {
-		t.MaxTotalRows = DefaultMaxTotalRows
-	}
-	if t.MaxRecordsPerChunk == 0 {
-		t.MaxRecordsPerChunk = DefaultMaxRecordsPerChunk
-	}
-	if t.ChunkPeriod == 0 {
-		t.ChunkPeriod = DefaultChunkPeriod
-	}
-	if t.MaxRowsInMemory == 0 {
-		t.MaxRowsInMemory = DefaultMaxRowsInMemory
-	}
-	if t.MaxBytesInMemory == 0 {
-		t.MaxBytesInMemory = DefaultMaxBytesInMemory
-	}
-	if t.MaxMessageBytes == 0 {
-		t.MaxMessageBytes = DefaultMaxMessageBytes
-	}
-	if t.MaxSequenceBytes == 0 {
-		t.MaxSequenceBytes = DefaultMaxSequenceBytes
-	}
-	if t.MaxPendingPublishes == 0 {
-		t.MaxPendingPublishes = DefaultMaxPendingPublishes
-	}
-	if t.ActivityRetryTimeout == 0 {
-		t.ActivityRetryTimeout = DefaultActivityRetryTimeout
-	}
+	orDefault(&g.SegmentGranularity, GranularityHour)
+	orDefault(&g.QueryGranularity, GranularityNone)
+	orDefault(&s.DataSchema.TimestampSpec.Format, "auto")
+	io, t := &s.IOConfig, &s.TuningConfig
+	orDefault(&io.TaskCount, DefaultTaskCount)
+	orDefault(&io.Period, DefaultPeriod)
+	orDefault(&t.MaxRowsPerSegment, DefaultMaxRowsPerSegment)
+	orDefault(&t.MaxTotalRows, DefaultMaxTotalRows)
+	orDefault(&t.MaxRecordsPerChunk, DefaultMaxRecordsPerChunk)
+	orDefault(&t.ChunkPeriod, DefaultChunkPeriod)
+	orDefault(&t.MaxRowsInMemory, DefaultMaxRowsInMemory)
+	orDefault(&t.MaxBytesInMemory, DefaultMaxBytesInMemory)
+	orDefault(&t.MaxMessageBytes, DefaultMaxMessageBytes)
+	orDefault(&t.MaxSequenceBytes, DefaultMaxSequenceBytes)
+	orDefault(&t.MaxPendingPublishes, DefaultMaxPendingPublishes)
+	orDefault(&t.ActivityRetryTimeout, DefaultActivityRetryTimeout)
 	s.IOConfig.InputFormat.applyDefaults()
 	for i := range s.DataSchema.DimensionsSpec.Dimensions {
 		if s.DataSchema.DimensionsSpec.Dimensions[i].Type == "" {

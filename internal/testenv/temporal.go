@@ -108,7 +108,7 @@ func TemporalBinary() (string, error) {
 		}
 		return p, nil
 	}
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -130,9 +130,9 @@ func checkExecutable(p string) error {
 	return nil
 }
 
-// repoRoot walks up from the working directory (a package directory under
+// RepoRoot walks up from the working directory (a package directory under
 // go test) to the directory holding go.mod.
-func repoRoot() (string, error) {
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("find repo root: %w", err)
