@@ -190,6 +190,8 @@ type PublishTotals struct {
 	Sequences int   `json:"sequences"`
 	Segments  int   `json:"segments"`
 	Rows      int64 `json:"rows"`
+	// LastAt is when the last sequence committed, as the supervisor heard.
+	LastAt time.Time `json:"lastAt,omitzero"`
 }
 
 // ErrorRecord is one entry of a supervisor's recent errors.

@@ -111,6 +111,7 @@ func (s *supervisor) onSequencePublished(ctx workflow.Context, m SequencePublish
 	s.c.Published.Sequences++
 	s.c.Published.Segments += m.Segments
 	s.c.Published.Rows += m.Rows
+	s.c.Published.LastAt = now(ctx)
 }
 
 func (s *supervisor) onGroupFinished(m GroupFinished) {
