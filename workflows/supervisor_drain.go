@@ -102,7 +102,9 @@ func (s *supervisor) idle(ctx workflow.Context) bool {
 // runs (parent-close policy abandon) and waits until it has started.
 func startChild(ctx workflow.Context, id string, in TaskGroupInput) error {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:            id,
+		WorkflowID: id,
+		StaticSummary: fmt.Sprintf("task group %d of supervisor %s: partitions %v, generation %d",
+			in.Group, in.Spec.ID, in.Partitions, in.Generation),
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	})

@@ -509,6 +509,8 @@ func TestSupervisorStopWaitsForPublish(t *testing.T) {
 	final := o.status()
 	require.Equal(t, StateStopped, final.State)
 	require.Equal(t, StateStopped, final.DetailedState)
+	require.False(t, final.Published.LastAt.IsZero(), "the last publish's time is known")
+	final.Published.LastAt = time.Time{}
 	require.Equal(t, PublishTotals{Sequences: 1, Segments: 2, Rows: 50}, final.Published)
 	require.Equal(t, domain.Offsets{0: 150}, final.Committed)
 	require.False(t, final.Groups[0].Running)
@@ -818,6 +820,7 @@ func TestSupervisorGroupFailuresAndRecovery(t *testing.T) {
 	healthy := snaps[85*time.Second]
 	require.Equal(t, StateRunning, healthy.State)
 	require.Zero(t, healthy.Groups[0].Failures)
+	healthy.Published.LastAt = time.Time{}
 	require.Equal(t, PublishTotals{Sequences: 1, Segments: 1, Rows: 60}, healthy.Published)
 	require.Equal(t, StateStopped, o.status().State)
 }

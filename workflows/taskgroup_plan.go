@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -82,7 +83,9 @@ func (g *taskGroup) planPublish(ctx workflow.Context) {
 	if s.Open() || !g.pos.Reached(s.End) {
 		return
 	}
-	actx := workflow.WithActivityOptions(ctx, withRetryTimeout(publishOptions, g.in.Spec))
+	o := withRetryTimeout(publishOptions, g.in.Spec)
+	o.Summary = fmt.Sprintf("publish g%d s%d: %d rows, %s", g.in.Group, s.ID, s.Rows, span(s.Start, s.End))
+	actx := workflow.WithActivityOptions(ctx, o)
 	g.publishing = workflow.ExecuteActivity(actx, protocol.ActivityPublish, protocol.PublishInput{
 		Spec: g.in.Spec, Group: g.in.Group, SequenceID: s.ID,
 		Start: s.Start, End: s.End, StagingKeys: s.Chunks, ClosedAt: s.ClosedAt,
@@ -100,12 +103,15 @@ func (g *taskGroup) planConsume(ctx workflow.Context) {
 	if target == nil {
 		return
 	}
-	actx := workflow.WithActivityOptions(ctx, withRetryTimeout(consumeOptions, g.in.Spec))
+	from := subset(g.pos, target.Start.Partitions())
+	o := withRetryTimeout(consumeOptions, g.in.Spec)
+	o.Summary = fmt.Sprintf("consume g%d s%d %s", g.in.Group, target.ID, span(from, until))
+	actx := workflow.WithActivityOptions(ctx, o)
 	g.consumeSeq = target.ID
 	g.consuming = workflow.ExecuteActivity(actx, protocol.ActivityConsume, protocol.ConsumeInput{
 		Spec: g.in.Spec, Group: g.in.Group,
 		SequenceName: domain.SequenceName(g.in.Spec.ID, g.in.Group, target.ID),
-		From:         subset(g.pos, target.Start.Partitions()), Until: until,
+		From:         from, Until: until,
 		ParseExceptions: g.parseExceptions,
 	})
 }
@@ -170,4 +176,19 @@ func (g *taskGroup) onPublished(ctx workflow.Context, f workflow.Future) {
 		Group: g.in.Group, Generation: g.in.Generation, SequenceID: s.ID,
 		End: s.End, Segments: len(res.SegmentIDs), Rows: res.Rows,
 	})
+}
+
+// span renders offsets as "p0:1200→5400 p2:880→" (no end: open-ended).
+func span(from, to domain.Offsets) string {
+	var b strings.Builder
+	for i, p := range from.Partitions() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "p%d:%d→", p, from[p])
+		if e, ok := to[p]; ok {
+			fmt.Fprintf(&b, "%d", e)
+		}
+	}
+	return b.String()
 }

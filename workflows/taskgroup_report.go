@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"fmt"
+	"strings"
+
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -28,6 +31,22 @@ func (g *taskGroup) reportProgress(ctx workflow.Context) {
 		SequenceRows: rows,
 	})
 	g.report, g.lastReportAt = ReadTotals{}, workflow.Now(ctx)
+	workflow.SetCurrentDetails(ctx, g.details())
+}
+
+// details is the group's markdown summary for the Temporal UI.
+func (g *taskGroup) details() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**group %d** of `%s` · generation %d · reading %s\n\n", g.in.Group, g.in.Spec.ID, g.in.Generation, g.pos)
+	b.WriteString("| sequence | from | to | rows | chunks |\n|---|---|---|---|---|\n")
+	for _, s := range g.seqs {
+		to := "open"
+		if !s.Open() {
+			to = s.End.String()
+		}
+		fmt.Fprintf(&b, "| s%d | %s | %s | %d | %d |\n", s.ID, s.Start, to, s.Rows, len(s.Chunks))
+	}
+	return b.String()
 }
 
 func (g *taskGroup) status() TaskGroupStatus {
