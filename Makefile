@@ -9,7 +9,7 @@ TEMPORAL := $(TOOLS_BIN)/temporal
 # Temporal dev server.
 export HANDOFF_TEMPORAL_BIN := $(TEMPORAL)
 
-.PHONY: tools build test dev vet
+.PHONY: tools build test test-ui dev vet
 
 tools: $(TEMPORAL)
 
@@ -23,6 +23,12 @@ build:
 
 test: tools
 	go test -count=1 -timeout 20m ./...
+
+# Browser test of the Temporal UI against a fresh dev stack (uitest/run.sh):
+# needs Debian's chromium and `npm ci --prefix uitest`; rewrites
+# docs/img/temporal-ui.png.
+test-ui: tools build
+	uitest/run.sh
 
 dev: tools build
 	.dev/bin/devstack

@@ -91,7 +91,8 @@ func (s *supervisor) publishVisibility(ctx workflow.Context) {
 func (s *supervisor) details() string {
 	st := s.status()
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** (%s) · topic `%s` → datasource `%s` · lag %d\n\n", st.State, st.DetailedState, st.Topic, st.DataSource, st.Lag)
+	fmt.Fprintf(&b, "**%s** (%s) · topic `%s` → datasource `%s` · lag %d · published %d sequences, %d segments, %d rows\n\n",
+		st.State, st.DetailedState, st.Topic, st.DataSource, st.Lag, st.Published.Sequences, st.Published.Segments, st.Published.Rows)
 	fmt.Fprintf(&b, "| group | gen | partitions | open sequence | rows | publishing |\n|---|---|---|---|---|---|\n")
 	for _, g := range st.Groups {
 		open, rows, publishing := "-", int64(0), 0
@@ -104,7 +105,6 @@ func (s *supervisor) details() string {
 		}
 		fmt.Fprintf(&b, "| %d | %d | %v | %s | %d | %d |\n", g.Group, g.Generation, g.Partitions, open, rows, publishing)
 	}
-	fmt.Fprintf(&b, "\npublished: %d sequences, %d segments, %d rows", st.Published.Sequences, st.Published.Segments, st.Published.Rows)
 	if n := len(st.RecentErrors); n > 0 {
 		fmt.Fprintf(&b, "\n\nlast error: %s", st.RecentErrors[n-1].Message)
 	}
