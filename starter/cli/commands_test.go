@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,13 +112,19 @@ func TestUnknownSupervisorExits3(t *testing.T) {
 
 func TestUnknownSupervisorNamesTheRunningOnes(t *testing.T) {
 	t.Parallel()
-	fc := &fakeClient{
-		queryErr: serviceerror.NewNotFound("workflow not found"),
-		listed:   []*workflowpb.WorkflowExecutionInfo{runningSupervisor(t, "orders", "RUNNING", "d", "t"), runningSupervisor(t, "wiki", "RUNNING", "d", "t")},
+	notFound := serviceerror.NewNotFound("workflow not found")
+	for _, args := range [][]string{
+		{"status", "order"}, {"status", "order", "--watch"}, {"checkpoint", "order"}, {"stop", "order"},
+		{"stop", "order", "--now"}, {"suspend", "order"}, {"resume", "order"}, {"reset", "order", "--to", "latest"},
+	} {
+		fc := &fakeClient{
+			queryErr: notFound, updateCallErr: notFound, describeEr: notFound,
+			listed: []*workflowpb.WorkflowExecutionInfo{runningSupervisor(t, "orders", "RUNNING", "d", "t"), runningSupervisor(t, "wiki", "RUNNING", "d", "t")},
+		}
+		r := runCLI(t, runOpts{dial: dialTo(fc, nil)}, args...)
+		assert.Equal(t, ExitNotFound, r.code, "%v", args)
+		assert.Contains(t, r.stderr, "no supervisor \"order\" (workflow supervisor/order): start it with `starter start -f spec.json`; running supervisors: orders, wiki\n", "%v", args)
 	}
-	r := runCLI(t, runOpts{dial: dialTo(fc, nil)}, "status", "order")
-	assert.Equal(t, ExitNotFound, r.code)
-	assert.Contains(t, r.stderr, "no supervisor \"order\" (workflow supervisor/order): start it with `starter start -f spec.json`; running supervisors: orders, wiki\n")
 }
 
 func TestCheckpointPrintsEachGroupsOutcome(t *testing.T) {
@@ -181,6 +188,10 @@ func TestStopWaitPrintsFinalState(t *testing.T) {
 	assert.Equal(t, &workflows.OperationResult{State: workflows.StateStopping}, got.Operation)
 	require.NotNil(t, got.Final)
 	assert.Equal(t, workflows.StateStopped, got.Final.State)
+
+	r = runCLI(t, runOpts{dial: dialTo(fc, nil)}, "stop", "orders", "--wait")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "supervisor orders stopped (workflow supervisor/orders Completed)\n\nsupervisor orders  STOPPED (APPLYING_SPEC)"), r.stdout)
 }
 
 func TestStopAlreadyStoppedIsOK(t *testing.T) {

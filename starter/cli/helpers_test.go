@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
@@ -30,8 +32,30 @@ type result struct {
 type runOpts struct {
 	env   map[string]string
 	stdin string
-	dial  dialFunc        // nil: dialing fails the test
-	ctx   context.Context // nil: the test's
+	in    io.Reader        // instead of stdin
+	dial  dialFunc         // nil: dialing fails the test
+	ctx   context.Context  // nil: the test's
+	now   func() time.Time // nil: time.Now
+	// terminal makes stdout say it is a terminal, as a tty would.
+	terminal bool
+}
+
+// ttyBuffer is a stdout that says it is a terminal.
+type ttyBuffer struct{ bytes.Buffer }
+
+func (*ttyBuffer) IsTerminal() bool { return true }
+
+// steppingClock starts at start and moves on by step at each reading.
+func steppingClock(start time.Time, step time.Duration) func() time.Time {
+	var mu sync.Mutex
+	next := start
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t := next
+		next = next.Add(step)
+		return t
+	}
 }
 
 func runCLI(t *testing.T, o runOpts, args ...string) result {
@@ -45,13 +69,22 @@ func runCLI(t *testing.T, o runOpts, args ...string) result {
 	if o.ctx == nil {
 		o.ctx = t.Context()
 	}
-	var stdout, stderr bytes.Buffer
-	code := run(o.ctx, args, IO{
-		Stdin:  bytes.NewBufferString(o.stdin),
-		Stdout: &stdout,
+	var stdout ttyBuffer
+	var stderr bytes.Buffer
+	if o.in == nil {
+		o.in = bytes.NewBufferString(o.stdin)
+	}
+	stdio := IO{
+		Stdin:  o.in,
+		Stdout: &stdout.Buffer,
 		Stderr: &stderr,
 		Getenv: func(k string) string { return o.env[k] },
-	}, o.dial)
+		Now:    o.now,
+	}
+	if o.terminal {
+		stdio.Stdout = &stdout
+	}
+	code := run(o.ctx, args, stdio, o.dial)
 	return result{code, stdout.String(), stderr.String()}
 }
 
@@ -98,8 +131,9 @@ type fakeClient struct {
 	updateCallErr  error // returned by UpdateWorkflow (e.g. NotFound)
 	updateRejected error // returned by the handle's Get (a refused update)
 
-	listed  []*workflowpb.WorkflowExecutionInfo
-	listErr error
+	listed   []*workflowpb.WorkflowExecutionInfo
+	listErr  error
+	listHang bool // ListWorkflow answers only when its context ends
 
 	terminated   []terminated
 	terminateErr func(workflowID string) error // nil: every terminate succeeds
@@ -197,7 +231,11 @@ func (f *fakeClient) GetWorkflow(_ context.Context, wid, runID string) client.Wo
 	return fakeRun{id: wid, runID: runID}
 }
 
-func (f *fakeClient) ListWorkflow(_ context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+func (f *fakeClient) ListWorkflow(ctx context.Context, req *workflowservice.ListWorkflowExecutionsRequest) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	if f.listHang {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	if f.listErr != nil {
 		return nil, f.listErr
 	}

@@ -103,21 +103,23 @@ func summarize(ctx context.Context, c client.Client, info *workflowpb.WorkflowEx
 	if err == nil {
 		return supervisorSummary{ID: id, State: st.State, DataSource: st.DataSource, Topic: st.Topic, Lag: &st.Lag}
 	}
-	sa := info.GetSearchAttributes().GetIndexedFields()
-	keyword := func(name string) string {
-		var s string
-		if p, ok := sa[name]; ok {
-			_ = converter.GetDefaultDataConverter().FromPayload(p, &s)
-		}
-		return s
-	}
 	return supervisorSummary{
 		ID:          id,
-		State:       keyword(workflows.SearchAttributeState),
-		DataSource:  keyword(workflows.SearchAttributeDataSource),
-		Topic:       keyword(workflows.SearchAttributeTopic),
+		State:       searchKeyword(info, workflows.SearchAttributeState),
+		DataSource:  searchKeyword(info, workflows.SearchAttributeDataSource),
+		Topic:       searchKeyword(info, workflows.SearchAttributeTopic),
 		StatusError: err.Error(),
 	}
+}
+
+// searchKeyword is the keyword search attribute name of a listed workflow,
+// "" when it has none.
+func searchKeyword(info *workflowpb.WorkflowExecutionInfo, name string) string {
+	var s string
+	if p, ok := info.GetSearchAttributes().GetIndexedFields()[name]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &s)
+	}
+	return s
 }
 
 // listResult prints as a json array.

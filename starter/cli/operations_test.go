@@ -196,3 +196,29 @@ func TestStopNowAndWaitAreExclusive(t *testing.T) {
 	r := runCLI(t, runOpts{}, "stop", "orders", "--now", "--wait")
 	assert.Equal(t, ExitUsage, r.code, r.stderr)
 }
+
+func TestUpdateText(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		result workflows.UpdateSpecResult
+		want   string
+	}{
+		{workflows.UpdateSpecResult{Changed: true, Message: "applies once 2 groups have published"}, "supervisor orders: spec updated: applies once 2 groups have published\n"},
+		{workflows.UpdateSpecResult{Changed: true}, "supervisor orders: spec updated\n"},
+		{workflows.UpdateSpecResult{}, "supervisor orders is already running with this spec: nothing to do\n"},
+	} {
+		fc := &fakeClient{updateResult: tt.result}
+		r := runCLI(t, runOpts{dial: dialTo(fc, nil)}, "update", "-f", "testdata/spec.json")
+		require.Equal(t, ExitOK, r.code, r.stderr)
+		assert.Equal(t, tt.want, r.stdout)
+	}
+}
+
+func TestStopJSON(t *testing.T) {
+	t.Parallel()
+	fc := &fakeClient{updateResult: workflows.OperationResult{State: workflows.StateStopping, Message: "publishing 2 open sequences"}}
+	r := runCLI(t, runOpts{dial: dialTo(fc, nil)}, "stop", "orders", "-o", "json")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.JSONEq(t, `{"supervisorId": "orders", "workflowId": "supervisor/orders", "alreadyStopped": false,
+		"operation": {"state": "STOPPING", "message": "publishing 2 open sequences"}}`, r.stdout)
+}

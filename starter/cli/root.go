@@ -1,7 +1,8 @@
 // Package cli is the starter command: it starts, updates, lists, inspects,
 // checkpoints, suspends, resumes, resets and stops supervisors, validates
-// specs, shows their history, segments and saved parse errors, and migrates
-// the metadata database.
+// specs, shows their history, segments and saved parse errors, migrates the
+// metadata database, produces test messages to Kafka and writes shell
+// completion scripts.
 // Everything it reads and writes goes through IO, so tests run the whole
 // command line in-process.
 package cli
@@ -26,6 +27,7 @@ type IO struct {
 	Stdout io.Writer // data: command results in text or json
 	Stderr io.Writer // errors and logs
 	Getenv func(string) string
+	Now    func() time.Time // the clock of watch and wait; nil: time.Now
 }
 
 // dialTimeout bounds connecting to Temporal or Postgres, so an unreachable
@@ -47,8 +49,12 @@ func run(ctx context.Context, args []string, stdio IO, dial dialFunc) int {
 	if stdio.Stdin == nil {
 		stdio.Stdin = strings.NewReader("")
 	}
+	if stdio.Now == nil {
+		stdio.Now = time.Now
+	}
 	a := &app{
 		io:          stdio,
+		now:         stdio.Now,
 		dial:        dial,
 		dialTimeout: dialTimeout,
 		output:      outputText,
@@ -75,6 +81,7 @@ func run(ctx context.Context, args []string, stdio IO, dial dialFunc) int {
 // logger and the lazily dialed Temporal client.
 type app struct {
 	io          IO
+	now         func() time.Time
 	dial        dialFunc
 	dialTimeout time.Duration
 	log         *slog.Logger
@@ -101,21 +108,25 @@ func (a *app) rootCommand() *cobra.Command {
 		Long: `starter starts, updates, lists, inspects, checkpoints, suspends, resets and
 stops handoff supervisors, validates supervisor specs, shows the specs a
 supervisor accepted, the segments it published and the unparseable rows it
-saved, and migrates the metadata database.
+saved, and migrates the metadata database. produce sends JSON messages (a
+file, or generated sample events) to a Kafka topic, to try a supervisor out;
+completion writes a shell completion script, which completes supervisor ids
+from the running supervisors.
 
 Results go to stdout (--output text or json); errors and logs go to stderr.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 		Example: `  starter validate -f spec.json
-  starter start -f spec.json
+  starter start -f spec.json --wait
+  starter produce --topic orders --generate 1000 --rate 100
   starter list
   starter status orders --watch
   starter checkpoint orders -o json
-  TEMPORAL_ADDRESS=temporal:7233 starter stop orders --wait`,
+  TEMPORAL_ADDRESS=temporal:7233 starter stop orders --wait
+  source <(starter completion bash)`,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.applyEnv(cmd.Flags()) },
 	}
-	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetIn(a.io.Stdin)
 	root.SetOut(a.io.Stdout)
 	root.SetErr(a.io.Stderr)
@@ -142,7 +153,9 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 		a.resetCommand(),
 		a.stopCommand(),
 		a.migrateCommand(),
+		a.produceCommand(),
 	)
+	a.addCompletion(root)
 	return root
 }
 

@@ -4,13 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
+
+	"handoff/internal/testenv"
 )
 
 func TestUsageErrorsExit2(t *testing.T) {
@@ -37,6 +42,25 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{"update"},
 		{"stop", "orders", "--now", "--wait"},
 		{"status", "orders", "--interval", "1s"},
+		{"start", "-f", "testdata/spec.json", "--timeout", "1m"}, // --timeout needs --wait
+		{"start", "-f", "testdata/spec.json", "--wait", "--timeout", "0s"},
+		{"start", "-f", "testdata/spec.json", "--wait", "--timeout", "soon"},
+		{"produce"},                 // --topic is required
+		{"produce", "--topic", "t"}, // neither -f nor --generate
+		{"produce", "--topic", "", "--generate", "1"}, // empty topic
+		{"produce", "--topic", "t", "-f", "x.jsonl", "--generate", "3"},
+		{"produce", "--topic", "t", "--generate", "0"},
+		{"produce", "--topic", "t", "--generate", "x"},
+		{"produce", "--topic", "t", "--generate", "3", "--rate", "-1"},
+		{"produce", "--topic", "t", "--generate", "3", "--rate", "NaN"},
+		{"produce", "--topic", "t", "--generate", "3", "--partitions", "0"},
+		{"produce", "--topic", "t", "-f", "x.jsonl", "--run-id", "r1"},
+		{"produce", "--topic", "t", "--generate", "3", "--allow-invalid"},
+		{"produce", "--topic", "t", "--generate", "3", "--brokers", ","},
+		{"produce", "--topic", "t", "--generate", "3", "extra"},
+		{"completion"},
+		{"completion", "tcsh"},
+		{"completion", "bash", "extra"},
 	} {
 		r := runCLI(t, runOpts{}, args...)
 		assert.Equal(t, ExitUsage, r.code, "starter %v: stderr %s", args, r.stderr)
@@ -47,7 +71,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 
 func TestHelpHasExamples(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"start", "update", "validate", "list", "status", "history", "checkpoint", "suspend", "resume", "reset", "stop", "migrate", "migrate up", "migrate status"} {
+	for _, cmd := range []string{"start", "update", "validate", "list", "status", "history", "checkpoint", "suspend", "resume", "reset", "stop", "migrate", "migrate up", "migrate status", "produce", "completion"} {
 		args := append(strings.Fields(cmd), "--help")
 		r := runCLI(t, runOpts{}, args...)
 		require.Equal(t, ExitOK, r.code, cmd)
@@ -116,4 +140,42 @@ func TestMigrateNeverDialsTemporal(t *testing.T) {
 	assert.Equal(t, ExitFailure, r.code)
 	assert.Contains(t, r.stderr, "cannot reach Postgres")
 	assert.NotContains(t, r.stderr, "secret", "the password is not printed")
+}
+
+// TestREADMEListsEveryCommandWithItsFlags keeps the README's CLI table in
+// step with the commands.
+func TestREADMEListsEveryCommandWithItsFlags(t *testing.T) {
+	t.Parallel()
+	root, err := testenv.RepoRoot()
+	require.NoError(t, err)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(readme), "| command | what it does |\n")
+	require.True(t, ok, "README.md has no CLI table")
+	table, _, _ = strings.Cut(table, "\n\n")
+	rows := strings.Split(table, "\n")
+
+	a := &app{}
+	for _, cmd := range a.rootCommand().Commands() {
+		if cmd.Hidden || cmd.Name() == "help" {
+			continue
+		}
+		var row string
+		for _, r := range rows {
+			if strings.Contains(r, "`"+cmd.Name()+" ") || strings.Contains(r, "`"+cmd.Name()+"`") {
+				row = r
+				break
+			}
+		}
+		if !assert.NotEmpty(t, row, "README's CLI table has no row for %s", cmd.Name()) {
+			continue
+		}
+		cmd.NonInheritedFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Name == "help" {
+				return
+			}
+			mentioned := strings.Contains(row, "--"+f.Name) || (f.Shorthand != "" && strings.Contains(row, "-"+f.Shorthand+" "))
+			assert.True(t, mentioned, "README's row for %s does not mention --%s", cmd.Name(), f.Name)
+		})
+	}
 }

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -22,10 +25,18 @@ import (
 // stubSupervisor answers the supervisor's updates and query the way the
 // contract in workflows/api.go says, so the CLI can be checked against the
 // real SDK and server: how a refused update, a terminated workflow and the
-// search attributes look there.
+// search attributes look there. It is PENDING for its first half second,
+// then RUNNING; a supervisor whose id starts with "stuck" stays PENDING.
 func stubSupervisor(ctx workflow.Context, in workflows.SupervisorInput) error {
-	state := workflows.StateRunning
+	state := workflows.StatePending
 	done := false
+	if !strings.HasPrefix(in.Spec.ID, "stuck") {
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			if workflow.Sleep(ctx, 500*time.Millisecond) == nil && state == workflows.StatePending {
+				state = workflows.StateRunning
+			}
+		})
+	}
 	must := func(err error) {
 		if err != nil {
 			panic(err)
@@ -74,15 +85,25 @@ func TestAgainstTemporalServer(t *testing.T) {
 		return runCLI(t, runOpts{env: env, dial: client.DialContext}, args...)
 	}
 
-	r := cli("start", "-f", "testdata/spec.json")
+	r := cli("start", "-f", "testdata/spec.json", "--wait")
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "started supervisor orders")
+	assert.Contains(t, r.stdout, "  state     RUNNING\n")
+	assert.Regexp(t, `^\[\d+\.\ds\] supervisor orders is PENDING\n(.*\n)*\[\d+\.\ds\] supervisor orders is RUNNING\n$`, r.stderr,
+		"each state on stderr as it changes")
 	d, err := c.DescribeWorkflow(t.Context(), "supervisor/orders", "")
 	require.NoError(t, err)
 	summary, err := d.GetStaticSummary()
 	require.NoError(t, err)
 	assert.Equal(t, "supervisor orders: topic orders → datasource orders, 2 task groups", summary)
-	assert.Len(t, d.TypedSearchAttributes.GetUntypedValues(), 4)
+	for key, want := range map[string]string{
+		workflows.SearchAttributeSupervisor: "orders", workflows.SearchAttributeDataSource: "orders",
+		workflows.SearchAttributeTopic: "orders", workflows.SearchAttributeState: workflows.StatePending, // the stub keeps none up to date
+	} {
+		got, ok := d.TypedSearchAttributes.GetKeyword(temporal.NewSearchAttributeKeyKeyword(key))
+		assert.True(t, ok, key)
+		assert.Equal(t, want, got, key)
+	}
 
 	r = cli("start", "-f", "testdata/spec.json")
 	require.Equal(t, ExitOK, r.code, r.stderr)
@@ -116,4 +137,22 @@ func TestAgainstTemporalServer(t *testing.T) {
 	r = cli("stop", "orders")
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "supervisor orders is not running (workflow supervisor/orders Terminated)")
+
+	// A supervisor that does not get to RUNNING: --wait gives up after
+	// --timeout, naming the state it is in.
+	spec, err := os.ReadFile("testdata/spec.json")
+	require.NoError(t, err)
+	stuck := writeFile(t, strings.Replace(string(spec), `"id": "orders"`, `"id": "stuck"`, 1))
+	start := time.Now()
+	r = cli("start", "-f", stuck, "--wait", "--timeout", "2s", "-o", "json")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Contains(t, r.stderr, "supervisor stuck is PENDING\n")
+	assert.Contains(t, r.stderr, "error: supervisor stuck is not RUNNING or IDLE after 2s: it is PENDING; no recent errors (see `starter status stuck`)\n")
+	var got startResult
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), "what was started is printed: %s", r.stdout)
+	assert.Equal(t, "supervisor/stuck", got.WorkflowID)
+	assert.Equal(t, workflows.StatePending, got.State)
+	r = cli("stop", "stuck", "--now")
+	require.Equal(t, ExitOK, r.code, r.stderr)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.temporal.io/api/serviceerror"
@@ -18,6 +19,8 @@ import (
 
 func (a *app) startCommand() *cobra.Command {
 	var file, uiURL string
+	var wait bool
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "start -f SPEC",
 		Short: "Validate a spec and start its supervisor",
@@ -25,11 +28,24 @@ func (a *app) startCommand() *cobra.Command {
 the supervisor workflow supervisor/<id>, with search attributes Supervisor,
 DataSource, Topic and SupervisorState for filtering in the Temporal UI. If
 that supervisor is already running, start gives it the spec instead, as
-update does (and prints what update prints).`,
+update does (and prints what update prints).
+
+With --wait it then queries the supervisor's status until its state is
+RUNNING or IDLE, printing each state it goes through on stderr, and prints
+the result with that state. It fails (exit 1), naming the last state and the
+recent errors, if the supervisor becomes UNHEALTHY_SUPERVISOR or
+UNHEALTHY_TASKS, is suspended or stops, or is not ready within --timeout.`,
 		Example: `  starter start -f spec.json
+  starter start -f spec.json --wait --timeout 5m
   starter start -f spec.json --address temporal:7233 --namespace ingest -o json`,
 		Args: cobra.NoArgs,
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("timeout") && !wait {
+				return usageErrorf("--timeout needs --wait")
+			}
+			if timeout <= 0 {
+				return usageErrorf("--timeout %s: want a positive duration, e.g. 2m", timeout)
+			}
 			spec, err := a.readSpec(file)
 			if err != nil {
 				return err
@@ -54,6 +70,11 @@ update does (and prints what update prints).`,
 				if err != nil {
 					return err
 				}
+				if wait {
+					var werr error
+					upd.State, werr = a.waitReady(cmd.Context(), c, spec.ID, timeout)
+					return errors.Join(a.out.print(upd), werr)
+				}
 				return a.out.print(upd)
 			case errors.As(err, &invalid) && strings.Contains(strings.ToLower(invalid.Error()), "search attribute"):
 				return fmt.Errorf("start workflow %s: %w (the worker registers the search attributes %s, %s, %s and %s when it starts: start a worker first)",
@@ -63,10 +84,17 @@ update does (and prints what update prints).`,
 				return fmt.Errorf("start workflow %s: %w", res.WorkflowID, err)
 			}
 			res.RunID = run.GetRunID()
+			if wait {
+				var werr error
+				res.State, werr = a.waitReady(cmd.Context(), c, spec.ID, timeout)
+				return errors.Join(a.out.print(res), werr)
+			}
 			return a.out.print(res)
 		}),
 	}
 	addSpecFlag(cmd, &file)
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the supervisor is RUNNING or IDLE")
+	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "how long --wait waits")
 	cmd.Flags().StringVar(&uiURL, "ui-url", "http://localhost:8233", "Temporal UI base URL, for the workflow link")
 	bindEnv(cmd.Flags(), "ui-url", "TEMPORAL_UI_URL")
 	return cmd
@@ -103,9 +131,14 @@ type startResult struct {
 	RunID        string `json:"runId"`
 	Namespace    string `json:"namespace"`
 	URL          string `json:"url"`
+	// State is the last state --wait saw.
+	State string `json:"state,omitempty"`
 }
 
 func (r startResult) writeText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "started supervisor %s\n  workflow  %s\n  run       %s\n  ui        %s\n", r.SupervisorID, r.WorkflowID, r.RunID, r.URL)
+	if err == nil && r.State != "" {
+		_, err = fmt.Fprintf(w, "  state     %s\n", r.State)
+	}
 	return err
 }

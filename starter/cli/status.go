@@ -29,10 +29,14 @@ and latest offsets and lag, task groups with their sequences, read and
 publish totals and recent errors. It also works on a stopped supervisor while
 a worker runs.
 
-With --watch it queries again every --interval until Ctrl-C: on a terminal it
-redraws the status in place; otherwise (a pipe, a file) it prints one line
-per refresh, "<time> STATE lag=N published=M rows". With -o json it prints
-one status object per refresh.`,
+With --watch it queries again every --interval until Ctrl-C. On a terminal it
+redraws a compact table in place: state, lag, rows read per second (from the
+change in read rows since the previous refresh; "-" on the first), open
+sequences (count and rows), rows published and when the last publish was
+("12s ago"), each partition's lag and the latest errors. Otherwise (a pipe,
+a file) it prints one line per refresh,
+"<time> STATE lag=N rows/s=R published=M rows, last 12s ago". With -o json it
+prints one status object per refresh, with its time and rowsPerSecond.`,
 		Example: `  starter status orders
   starter status orders -o json | jq .aggregateLag
   starter status orders --watch --interval 5s`,

@@ -16,11 +16,7 @@ import (
 // writeStatus renders a SupervisorStatus as a few compact tables.
 func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	state := s.State
-	if s.DetailedState != "" && s.DetailedState != s.State {
-		state += " (" + s.DetailedState + ")"
-	}
-	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s)\n", s.ID, state, s.Topic, s.DataSource)
+	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s)\n", s.ID, stateText(s), s.Topic, s.DataSource)
 	if s.PendingSpec {
 		fmt.Fprintln(tw, "a new spec applies once the task groups have published their open sequences")
 	}
@@ -30,13 +26,7 @@ func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
 		c, hasC := s.Committed[p]
 		cur, hasCur := s.Current[p]
 		l, hasL := s.Latest[p]
-		lag := "-"
-		if v, ok := s.PartitionLag[p]; ok {
-			lag = strconv.FormatInt(v, 10)
-		} else if hasC && hasL {
-			lag = strconv.FormatInt(max(l-c, 0), 10)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", p, offset(c, hasC), offset(cur, hasCur), offset(l, hasL), lag)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", p, offset(c, hasC), offset(cur, hasCur), offset(l, hasL), partitionLag(s, p))
 	}
 	fmt.Fprintf(tw, "total\t\t\t\t%d\n", s.Lag)
 
@@ -59,6 +49,20 @@ func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
 		fmt.Fprintf(w, "  %s  %s\n", e.Time.UTC().Format(time.RFC3339), e.Message)
 	}
 	return nil
+}
+
+// partitionLag is a partition's lag as the supervisor reports it, else
+// latest minus committed, else "-".
+func partitionLag(s workflows.SupervisorStatus, p int32) string {
+	if v, ok := s.PartitionLag[p]; ok {
+		return strconv.FormatInt(v, 10)
+	}
+	c, hasC := s.Committed[p]
+	l, hasL := s.Latest[p]
+	if hasC && hasL {
+		return strconv.FormatInt(max(l-c, 0), 10)
+	}
+	return "-"
 }
 
 // statusPartitions is every partition the status mentions, in order.

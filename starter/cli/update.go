@@ -54,6 +54,8 @@ type specUpdateResult struct {
 	SupervisorID string `json:"supervisorId"`
 	WorkflowID   string `json:"workflowId"`
 	workflows.UpdateSpecResult
+	// State is the last state start --wait saw.
+	State string `json:"state,omitempty"`
 }
 
 func (r specUpdateResult) writeText(w io.Writer) error {
@@ -65,6 +67,9 @@ func (r specUpdateResult) writeText(w io.Writer) error {
 		_, err = fmt.Fprintf(w, "supervisor %s: spec updated: %s\n", r.SupervisorID, r.Message)
 	default:
 		_, err = fmt.Fprintf(w, "supervisor %s: spec updated\n", r.SupervisorID)
+	}
+	if err == nil && r.State != "" {
+		_, err = fmt.Fprintf(w, "supervisor %s is %s\n", r.SupervisorID, r.State)
 	}
 	return err
 }
