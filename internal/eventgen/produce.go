@@ -50,11 +50,11 @@ func (g *Generator) Produce(ctx context.Context, brokers []string, topic string,
 	}
 	defer cl.Close()
 
-	var acks ackCounter
+	var acks Acks
 	pace := pacer{rate: rate, start: time.Now()}
 	var n int64
 	for ; limit == 0 || n < limit; n++ {
-		if pace.wait(ctx, n) != nil || acks.failed() {
+		if pace.wait(ctx, n) != nil || acks.Failed() {
 			break
 		}
 		i := g.next.Add(1) - 1
@@ -62,16 +62,16 @@ func (g *Generator) Produce(ctx context.Context, brokers []string, topic string,
 		if keys {
 			rec.Key = []byte(g.id(i))
 		}
-		cl.Produce(ctx, rec, acks.done)
+		cl.Produce(ctx, rec, acks.Done)
 	}
 
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	flushErr := cl.Flush(flushCtx)
-	sent = acks.ok.Load()
+	sent = acks.Sent()
 	switch {
-	case acks.err() != nil && !(ctx.Err() != nil && isContextErr(acks.err())):
-		return sent, fmt.Errorf("produce to %s: %w", topic, acks.err())
+	case acks.Err() != nil && !(ctx.Err() != nil && isContextErr(acks.Err())):
+		return sent, fmt.Errorf("produce to %s: %w", topic, acks.Err())
 	case flushErr != nil:
 		return sent, fmt.Errorf("produce to %s: wait for acks: %w", topic, flushErr)
 	case limit > 0 && n < limit && ctx.Err() != nil:
@@ -94,14 +94,15 @@ func checkProduce(brokers []string, topic string, rate float64, limit int64) err
 	return nil
 }
 
-// ackCounter counts acknowledged records and keeps the first failure.
-type ackCounter struct {
+// Acks counts the records a kgo client acknowledged and keeps the first
+// failure; pass its Done as the produce callback.
+type Acks struct {
 	ok    atomic.Int64
 	mu    sync.Mutex
 	first error
 }
 
-func (a *ackCounter) done(_ *kgo.Record, err error) {
+func (a *Acks) Done(_ *kgo.Record, err error) {
 	if err == nil {
 		a.ok.Add(1)
 		return
@@ -113,18 +114,21 @@ func (a *ackCounter) done(_ *kgo.Record, err error) {
 	}
 }
 
-func (a *ackCounter) err() error {
+func (a *Acks) Err() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.first
 }
 
-// failed reports whether a real failure happened: records cut off by the end
-// of the caller's context are not one.
-func (a *ackCounter) failed() bool {
-	err := a.err()
+// Failed reports whether a real failure happened: records cut off by the
+// end of the caller's context are not one.
+func (a *Acks) Failed() bool {
+	err := a.Err()
 	return err != nil && !isContextErr(err)
 }
+
+// Sent is how many records were acknowledged.
+func (a *Acks) Sent() int64 { return a.ok.Load() }
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

@@ -11,8 +11,6 @@ import (
 	"math"
 	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -274,7 +272,7 @@ func (a *app) produceLines(ctx context.Context, cl *kgo.Client, r io.Reader, nam
 	stop := make(chan struct{})
 	defer close(stop)
 	lines := readLines(r, stop)
-	var acks acks
+	var acks eventgen.Acks
 	start := time.Now()
 	var n int64 // messages handed to the client
 	var stopErr error
@@ -300,10 +298,10 @@ send:
 				invalid++
 				fmt.Fprintf(a.io.Stderr, "%s line %d is not valid JSON (%v): sending it anyway (--allow-invalid)\n", name, l.n, jerr)
 			}
-			if pace(ctx, start, rate, n) != nil || acks.failed() {
+			if pace(ctx, start, rate, n) != nil || acks.Failed() {
 				break send
 			}
-			cl.Produce(ctx, &kgo.Record{Value: l.data}, acks.done)
+			cl.Produce(ctx, &kgo.Record{Value: l.data}, acks.Done)
 			n++
 		}
 		if l.err != nil {
@@ -317,10 +315,10 @@ send:
 	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), produceFlushTimeout)
 	defer cancel()
 	flushErr := cl.Flush(flushCtx)
-	sent = acks.ok.Load()
+	sent = acks.Sent()
 	switch {
-	case acks.failed():
-		return sent, invalid, fmt.Errorf("produce to %s: %w (%d of %d acknowledged)", topic, redact.Error(acks.err()), sent, n)
+	case acks.Failed():
+		return sent, invalid, fmt.Errorf("produce to %s: %w (%d of %d acknowledged)", topic, redact.Error(acks.Err()), sent, n)
 	case stopErr != nil:
 		return sent, invalid, fmt.Errorf("%w; %d before it acknowledged", stopErr, sent)
 	case flushErr != nil:
@@ -349,37 +347,6 @@ func pace(ctx context.Context, start time.Time, rate float64, n int64) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// acks counts acknowledged messages and keeps the first failure.
-type acks struct {
-	ok    atomic.Int64
-	mu    sync.Mutex
-	first error
-}
-
-func (a *acks) done(_ *kgo.Record, err error) {
-	if err == nil {
-		a.ok.Add(1)
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.first == nil {
-		a.first = err
-	}
-}
-
-func (a *acks) err() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.first
-}
-
-// failed reports a real failure: messages cut off by Ctrl-C are not one.
-func (a *acks) failed() bool {
-	err := a.err()
-	return err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 type produceResult struct {
