@@ -51,10 +51,10 @@ func (g *Generator) Produce(ctx context.Context, brokers []string, topic string,
 	defer cl.Close()
 
 	var acks Acks
-	pace := pacer{rate: rate, start: time.Now()}
+	start := time.Now()
 	var n int64
 	for ; limit == 0 || n < limit; n++ {
-		if pace.wait(ctx, n) != nil || acks.Failed() {
+		if Pace(ctx, start, rate, n) != nil || acks.Failed() {
 			break
 		}
 		i := g.next.Add(1) - 1
@@ -134,19 +134,15 @@ func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// pacer spaces sends evenly: event n is due at start + n/rate, so a late
-// send is followed by quick ones until the schedule is met again.
-type pacer struct {
-	rate  float64
-	start time.Time
-}
-
-// wait blocks until event n is due, or returns ctx's error.
-func (p pacer) wait(ctx context.Context, n int64) error {
-	if err := ctx.Err(); err != nil || p.rate == 0 {
+// Pace spaces sends evenly at rate per second (0: unlimited): send n is due
+// at start + n/rate, so a late send is followed by quick ones until the
+// schedule is met again. It blocks until send n is due, or returns ctx's
+// error.
+func Pace(ctx context.Context, start time.Time, rate float64, n int64) error {
+	if err := ctx.Err(); err != nil || rate == 0 {
 		return err
 	}
-	d := time.Until(p.start.Add(time.Duration(float64(n) / p.rate * float64(time.Second))))
+	d := time.Until(start.Add(time.Duration(float64(n) / rate * float64(time.Second))))
 	if d < time.Millisecond { // sleeping less than the timer's resolution is wasted work
 		return nil
 	}

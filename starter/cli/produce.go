@@ -298,7 +298,7 @@ send:
 				invalid++
 				fmt.Fprintf(a.io.Stderr, "%s line %d is not valid JSON (%v): sending it anyway (--allow-invalid)\n", name, l.n, jerr)
 			}
-			if pace(ctx, start, rate, n) != nil || acks.Failed() {
+			if eventgen.Pace(ctx, start, rate, n) != nil || acks.Failed() {
 				break send
 			}
 			cl.Produce(ctx, &kgo.Record{Value: l.data}, acks.Done)
@@ -327,26 +327,6 @@ send:
 		return sent, invalid, fmt.Errorf("produce to %s: interrupted after %d acknowledged: %w", topic, sent, ctx.Err())
 	}
 	return sent, invalid, nil
-}
-
-// pace waits until message n is due (at start + n/rate), so a late send is
-// followed by quick ones until the schedule is met again.
-func pace(ctx context.Context, start time.Time, rate float64, n int64) error {
-	if err := ctx.Err(); err != nil || rate == 0 {
-		return err
-	}
-	d := time.Until(start.Add(time.Duration(float64(n) / rate * float64(time.Second))))
-	if d < time.Millisecond {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 type produceResult struct {
