@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -233,5 +232,3 @@ func (s *stack) currentRunID(workflowID string) string {
 	require.NoError(s.t, err)
 	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId()
 }
-
-func (s *stack) String() string { return fmt.Sprintf("stack %s", s.name) }

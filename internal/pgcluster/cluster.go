@@ -182,9 +182,6 @@ func (c *Cluster) URL(db string) string {
 // Port returns the TCP port the server listens on.
 func (c *Cluster) Port() int { return c.port }
 
-// Dir returns the absolute cluster directory.
-func (c *Cluster) Dir() string { return c.dir }
-
 // CreateDatabase creates database name unless it exists and returns its URL.
 func (c *Cluster) CreateDatabase(ctx context.Context, name string) (string, error) {
 	if err := CreateDatabase(ctx, c.URL("postgres"), name); err != nil {
