@@ -37,10 +37,11 @@ func (c *chunk) full() bool {
 	return c.buf.Len() >= t.MaxRowsInMemory || c.buf.Bytes() >= t.MaxBytesInMemory
 }
 
-// add parses one record into the buffer, or sets it aside as bad. A
+// add parses one record, read at now, into the buffer, or sets it aside as
+// bad. A
 // message over maxMessageBytes fails the chunk: holding it is what the
 // limit is there to prevent.
-func (c *chunk) add(p int32, r kafka.Record) error {
+func (c *chunk) add(p int32, r kafka.Record, now time.Time) error {
 	spec := c.in.Spec
 	if size := int64(len(r.Value) + len(r.Key)); size > spec.TuningConfig.MaxMessageBytes {
 		msg := fmt.Sprintf("supervisor %s: the message at %s partition %d offset %d is %d bytes, more than tuningConfig.maxMessageBytes (%d); raise the limit (and the worker's memory) or keep such messages out of the topic",
@@ -50,7 +51,7 @@ func (c *chunk) add(p int32, r kafka.Record) error {
 	c.records++
 	c.bytesRead += int64(len(r.Value) + len(r.Key))
 	var addErr error
-	err := c.parser.Parse(r.Value, time.Now(), func(row domain.Row) {
+	err := c.parser.Parse(r.Value, now, func(row domain.Row) {
 		if addErr == nil {
 			addErr = c.buf.Add(row)
 		}

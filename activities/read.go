@@ -46,8 +46,9 @@ func (a *Activities) readChunk(ctx context.Context, c *chunk) error {
 		if done {
 			continue // drain until the fetchers stop
 		}
+		now := time.Now() // the batch's read time, for late/early rejection
 		for _, r := range b.res.Records {
-			if err := c.add(b.partition, r); err != nil {
+			if err := c.add(b.partition, r, now); err != nil {
 				cancel()
 				done = true
 				_ = g.Wait()

@@ -24,6 +24,7 @@ type intervalWriter struct {
 	tmpDir string
 
 	start time.Time
+	endMs int64 // the current interval's end, Unix milliseconds
 	file  *os.File
 	w     *segment.Writer
 	out   []pgstore.Segment
@@ -66,9 +67,11 @@ func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput
 }
 
 func (iw *intervalWriter) add(ctx context.Context, r domain.Row) error {
-	gran := iw.in.Spec.DataSchema.GranularitySpec.SegmentGranularity
-	start := gran.Truncate(time.UnixMilli(r.Time))
-	if iw.w == nil || !start.Equal(iw.start) {
+	// Rows come sorted by time: only a row past the current interval's end
+	// starts a new segment, so most rows skip the calendar arithmetic.
+	if iw.w == nil || r.Time >= iw.endMs {
+		gran := iw.in.Spec.DataSchema.GranularitySpec.SegmentGranularity
+		start := gran.Truncate(time.UnixMilli(r.Time))
 		if err := iw.finish(ctx); err != nil {
 			return err
 		}
@@ -81,7 +84,7 @@ func (iw *intervalWriter) add(ctx context.Context, r domain.Row) error {
 			f.Close()
 			return err
 		}
-		iw.start, iw.file, iw.w = start, f, w
+		iw.start, iw.endMs, iw.file, iw.w = start, gran.Next(start).UnixMilli(), f, w
 	}
 	iw.rows++
 	if iw.rows%65536 == 0 {
