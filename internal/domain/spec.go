@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -227,23 +226,25 @@ func (s *Spec) ApplyDefaults() {
 	}
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
 // Validate reports the first field that is missing or out of range.
 func (s Spec) Validate() error {
 	ds := s.DataSchema
+	// What is wrong with each name ("" when nothing; checked once present).
+	idBad, dsBad := nameProblem(s.ID), nameProblem(ds.DataSource)
+	topicBad, dlqBad := topicProblem(s.IOConfig.Topic), topicProblem(s.IOConfig.DeadLetterTopic)
 	checks := []struct {
 		bad  bool
 		path string
 		msg  string
 	}{
 		{s.ID == "", "id", "required: the supervisor's id"},
-		{s.ID != "" && !idPattern.MatchString(s.ID), "id", "want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"},
+		{s.ID != "" && idBad != "", "id", idBad},
 		{ds.DataSource == "", "dataSchema.dataSource", "required: the datasource segments belong to"},
-		{ds.DataSource != "" && !idPattern.MatchString(ds.DataSource), "dataSchema.dataSource", "want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit"},
+		{ds.DataSource != "" && dsBad != "", "dataSchema.dataSource", dsBad},
 		{ds.TimestampSpec.Column == "", "dataSchema.timestampSpec.column", "required: the input field holding each row's time"},
 		{!validTimestampFormat(ds.TimestampSpec.Format), "dataSchema.timestampSpec.format", "want iso, millis, seconds, auto, or a Go time layout such as \"2006-01-02 15:04:05\""},
 		{s.IOConfig.Topic == "", "ioConfig.topic", "required: the Kafka topic to read"},
+		{s.IOConfig.Topic != "" && topicBad != "", "ioConfig.topic", topicBad},
 		{s.IOConfig.TaskCount < 1, "ioConfig.taskCount", "want 1 or more"},
 		{s.TuningConfig.MaxRowsPerSegment < 1, "tuningConfig.maxRowsPerSegment", "want 1 or more"},
 		{s.TuningConfig.MaxTotalRows < 1, "tuningConfig.maxTotalRows", "want 1 or more"},
@@ -252,6 +253,7 @@ func (s Spec) Validate() error {
 		{s.TuningConfig.MaxBytesInMemory < 1<<20, "tuningConfig.maxBytesInMemory", "want 1048576 (1 MiB) or more"},
 		{s.TuningConfig.MaxParseExceptions != nil && *s.TuningConfig.MaxParseExceptions < 0, "tuningConfig.maxParseExceptions", "want 0 or more (leave it out for unlimited)"},
 		{s.TuningConfig.MaxSavedParseExceptions < 0 || s.TuningConfig.MaxSavedParseExceptions > 100_000, "tuningConfig.maxSavedParseExceptions", "want 0 to 100000"},
+		{s.IOConfig.DeadLetterTopic != "" && dlqBad != "", "ioConfig.deadLetterTopic", dlqBad},
 		{s.IOConfig.DeadLetterTopic != "" && s.IOConfig.DeadLetterTopic == s.IOConfig.Topic, "ioConfig.deadLetterTopic", "must not be the topic being read"},
 		{s.TuningConfig.MaxMessageBytes < 1, "tuningConfig.maxMessageBytes", "want 1 or more"},
 		{s.TuningConfig.MaxSequenceBytes < 1, "tuningConfig.maxSequenceBytes", "want 1 or more"},

@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"go.temporal.io/sdk/client"
+
+	"handoff/internal/domain"
 )
 
 // IO is what the CLI reads and writes. main passes the process's own;
@@ -198,10 +200,19 @@ func (a *app) applyEnv(fs *pflag.FlagSet) error {
 	return err
 }
 
-// exactlyOneID checks that a command got one supervisor id.
+// exactlyOneID checks that a command got one supervisor id, and that it
+// is a valid one before it becomes a workflow id or a query argument.
 func exactlyOneID(cmd *cobra.Command, args []string) error {
 	if len(args) != 1 {
 		return usageErrorf("%s takes one supervisor id, got %d arguments (e.g. %s orders)", cmd.Name(), len(args), cmd.CommandPath())
+	}
+	return validID(args[0])
+}
+
+// validID refuses a supervisor id that no spec could have.
+func validID(id string) error {
+	if err := domain.ValidateName("supervisor id", id); err != nil {
+		return usageErrorf("%v", err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
+	"handoff/internal/domain"
 	"handoff/internal/pgstore"
 )
 
@@ -47,6 +48,14 @@ means its midnight and a time without a zone is UTC.`,
 				return usageErrorf("segments needs a supervisor ID or --datasource (e.g. %s orders)", cmd.CommandPath())
 			case byDS && strings.TrimSpace(dataSource) == "":
 				return usageErrorf("--datasource is empty")
+			case len(args) == 1:
+				if err := validID(args[0]); err != nil {
+					return err
+				}
+			case byDS:
+				if err := domain.ValidateName("--datasource", dataSource); err != nil {
+					return usageErrorf("%v", err)
+				}
 			}
 			var iv *interval
 			if intervalFlag != "" {
