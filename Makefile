@@ -9,7 +9,7 @@ TEMPORAL := $(TOOLS_BIN)/temporal
 # Temporal dev server.
 export HANDOFF_TEMPORAL_BIN := $(TEMPORAL)
 
-.PHONY: tools build test test-ui dev vet
+.PHONY: tools build test test-ui dev vet fuzz
 
 tools: $(TEMPORAL)
 
@@ -35,3 +35,18 @@ dev: tools build
 
 vet:
 	go vet ./...
+
+# Runs every fuzz target (each func Fuzz* in a *_test.go) for FUZZTIME,
+# one after the other: go test -fuzz takes one target at a time. A crash
+# stops it and is written to the package's testdata/fuzz/<target>/, where
+# plain `go test` replays it from then on.
+FUZZTIME ?= 20s
+
+fuzz:
+	@set -e; \
+	for pkg in $$(grep -rl --include='*_test.go' --exclude-dir=.git --exclude-dir=.tools --exclude-dir=.dev --exclude-dir=node_modules '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+		for name in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "--- fuzz $$pkg $$name for $(FUZZTIME)"; \
+			go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done

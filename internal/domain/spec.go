@@ -297,9 +297,13 @@ func describeJSONError(data []byte, err error) error {
 	case errors.As(err, &syn):
 		line, col := position(data, syn.Offset)
 		return fmt.Errorf("spec is not valid JSON at line %d, column %d: %v", line, col, syn)
+	case errors.Is(err, io.EOF):
+		return errors.New("spec is empty: want one JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		line, col := position(data, int64(len(data))+1)
 		return fmt.Errorf("spec is not valid JSON: it ends too early, at line %d, column %d", line, col)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("spec is not a JSON object: got JSON %s", typ.Value)
 	case errors.As(err, &typ) && typ.Type == durationType:
 		return &FieldError{Path: typ.Field, Msg: typ.Value}
 	case errors.As(err, &typ):

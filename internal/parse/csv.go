@@ -105,7 +105,7 @@ func headerColumns(rec []string, line int) ([]string, error) {
 	cols := make([]string, len(rec))
 	for i, name := range rec {
 		if name == "" || slices.Contains(cols[:i], name) {
-			return nil, &UnparseableError{Line: line, Msg: fmt.Sprintf("header column %d is %q: want a name used once", i+1, name)}
+			return nil, &UnparseableError{Line: line, Msg: fmt.Sprintf("header column %d is %s: want a name used once", i+1, short(name))}
 		}
 		cols[i] = strings.Clone(name)
 	}
