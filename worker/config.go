@@ -31,7 +31,10 @@ type Config struct {
 	DeepStorage string
 	// StagingDir is the directory of open sequences' chunks (HANDOFF_STAGING_DIR). Default ./data/staging.
 	StagingDir string
-	// HTTPAddr serves /healthz, /readyz, /metrics and /status (HANDOFF_HTTP_ADDR). Default :8081.
+	// HTTPAddr serves /healthz, /readyz, /metrics and /status
+	// (HANDOFF_HTTP_ADDR). Default 127.0.0.1:8081 (DefaultHTTPAddr): this
+	// machine only, since /status names supervisors and shows errors; set
+	// :8081 or 0.0.0.0:8081 to serve other hosts (in a container, say).
 	HTTPAddr string
 	// LogLevel is debug, info, warn or error (HANDOFF_LOG_LEVEL). Default info.
 	LogLevel string
@@ -58,6 +61,10 @@ type Config struct {
 	ShutdownGrace time.Duration
 }
 
+// DefaultHTTPAddr binds the worker's HTTP server to the loopback
+// interface unless HANDOFF_HTTP_ADDR or --http-addr says otherwise.
+const DefaultHTTPAddr = "127.0.0.1:8081"
+
 func envOr(name, def string) string {
 	if v := os.Getenv(name); v != "" {
 		return v
@@ -77,7 +84,7 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&brokers, "kafka-brokers", envOr("KAFKA_BROKERS", "localhost:9092"), "comma-separated Kafka bootstrap brokers (env KAFKA_BROKERS)")
 	fs.StringVar(&c.DeepStorage, "deep-storage", envOr("HANDOFF_DEEP_STORAGE", "./data/deep"), "directory for published segments (env HANDOFF_DEEP_STORAGE)")
 	fs.StringVar(&c.StagingDir, "staging-dir", envOr("HANDOFF_STAGING_DIR", "./data/staging"), "directory for staging chunks (env HANDOFF_STAGING_DIR)")
-	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", ":8081"), "address of the health, metrics and status server (env HANDOFF_HTTP_ADDR)")
+	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", DefaultHTTPAddr), "address of the health, metrics and status server; :8081 serves every interface (env HANDOFF_HTTP_ADDR)")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("HANDOFF_LOG_LEVEL", "info"), "debug, info, warn or error (env HANDOFF_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", envOr("HANDOFF_LOG_FORMAT", "text"), "text or json (env HANDOFF_LOG_FORMAT)")
 	fs.StringVar(&maxConsume, "max-consume", envOr("HANDOFF_MAX_CONSUME", "4"), "consume activities run at once (env HANDOFF_MAX_CONSUME)")

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -133,4 +134,27 @@ func captureStderr(t *testing.T, f func()) string {
 	out, err := io.ReadAll(r)
 	require.NoError(t, err)
 	return string(out)
+}
+
+// The HTTP server (whose /status shows supervisors and errors) listens on
+// this machine only unless told otherwise; a container sets :8081.
+func TestConfigHTTPAddrDefaultsToLoopback(t *testing.T) {
+	clearWorkerEnv(t)
+	t.Setenv("DATABASE_URL", "postgres://x@h/db")
+	cfg, err := ParseConfig(nil)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:8081", cfg.HTTPAddr)
+	host, _, err := net.SplitHostPort(cfg.HTTPAddr)
+	require.NoError(t, err)
+	require.True(t, net.ParseIP(host).IsLoopback(), "default %q is not a loopback address", cfg.HTTPAddr)
+
+	for _, addr := range []string{":8081", "0.0.0.0:8081", "[::]:9000"} {
+		t.Setenv("HANDOFF_HTTP_ADDR", addr)
+		cfg, err := ParseConfig(nil)
+		require.NoError(t, err)
+		require.Equal(t, addr, cfg.HTTPAddr, "HANDOFF_HTTP_ADDR overrides the default")
+	}
+	cfg, err = ParseConfig([]string{"--http-addr", "127.0.0.1:0"})
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:0", cfg.HTTPAddr, "a flag wins over the environment")
 }

@@ -22,7 +22,7 @@ func TestConfigFallsBackToEnvironmentAndDefaults(t *testing.T) {
 	require.Equal(t, "postgres://env@127.0.0.1/db", cfg.DatabaseURL)
 	require.Equal(t, []string{"k1:9092", "k2:9093"}, cfg.KafkaBrokers)
 	require.Equal(t, "localhost:7233", cfg.TemporalAddress)
-	require.Equal(t, ":8081", cfg.HTTPAddr)
+	require.Equal(t, "127.0.0.1:8081", cfg.HTTPAddr)
 
 	cfg, err = ParseConfig([]string{"--kafka-brokers", "flag:1"})
 	require.NoError(t, err)
