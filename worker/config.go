@@ -226,10 +226,13 @@ func (c Config) limits() workload.Limits {
 	}
 }
 
-// LogValue logs the configuration with its passwords masked.
+// LogValue logs the configuration with its passwords masked. The database
+// URL is masked as an address too, so that a malformed one
+// ("postgres//u:pw@h/db", "u:pw@h/db"), which is not recognizably a URL,
+// still hides its password.
 func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
-		slog.String("databaseURL", redact.URL(c.DatabaseURL)),
+		slog.String("databaseURL", redact.Userinfo(c.DatabaseURL)),
 		slog.String("temporalAddress", c.TemporalAddress),
 		slog.String("temporalNamespace", c.TemporalNamespace),
 		slog.Any("kafkaBrokers", shownBrokers(c.KafkaBrokers)),
@@ -244,6 +247,21 @@ func (c Config) LogValue() slog.Value {
 		slog.Float64("pushBackFraction", c.PushBackFraction),
 		slog.Duration("shutdownGrace", c.ShutdownGrace),
 	)
+}
+
+// String shows the configuration as LogValue does, passwords masked, so
+// that printing it with fmt (%v, %+v, %s) leaks nothing either.
+func (c Config) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, a := range c.LogValue().Group() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s:%v", a.Key, a.Value)
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // shownBrokers are the brokers with any credentials masked.
