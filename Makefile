@@ -39,14 +39,17 @@ vet:
 # Runs every fuzz target (each func Fuzz* in a *_test.go) for FUZZTIME,
 # one after the other: go test -fuzz takes one target at a time. A crash
 # stops it and is written to the package's testdata/fuzz/<target>/, where
-# plain `go test` replays it from then on.
+# plain `go test` replays it from then on. Minimizing each new input is
+# bounded too (go's default, 60s, would use up FUZZTIME on a deep one).
 FUZZTIME ?= 20s
+FUZZMINIMIZETIME ?= 5s
 
 fuzz:
 	@set -e; \
 	for pkg in $$(grep -rl --include='*_test.go' --exclude-dir=.git --exclude-dir=.tools --exclude-dir=.dev --exclude-dir=node_modules '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
-		for name in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+		names=$$(go test -list '^Fuzz' $$pkg); \
+		for name in $$(printf '%s\n' "$$names" | grep '^Fuzz'); do \
 			echo "--- fuzz $$pkg $$name for $(FUZZTIME)"; \
-			go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+			go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg; \
 		done; \
 	done
