@@ -57,7 +57,7 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 		res.StagingKey = stagingKey(in.Spec.ID, in.SequenceName, in.From)
 		var info segment.Info
 		err := a.Staging.Put(ctx, res.StagingKey, func(w io.Writer) error {
-			sw, err := segment.NewWriter(w, schema)
+			sw, err := segment.NewWriter(w, schema, segment.Intermediate())
 			if err != nil {
 				return err
 			}

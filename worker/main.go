@@ -25,6 +25,16 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "worker:", redact.Error(err))
 		return 2
 	}
+	stopProfile, err := startCPUProfile(os.Getenv(CPUProfileEnv))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		return 2
+	}
+	defer func() {
+		if err := stopProfile(); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+		}
+	}()
 	app := fx.New(Modules(cfg), fx.NopLogger, fx.StartTimeout(time.Minute), fx.StopTimeout(cfg.ShutdownGrace+time.Minute))
 	startCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -97,7 +97,16 @@ func newPostgres(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*pgstore.Store,
 	return store, nil
 }
 
-func newKafka(cfg Config) (*kafka.Client, error) { return kafka.New(cfg.KafkaBrokers) }
+// newKafka's fetch connections close when the worker stops, after the
+// Temporal worker (started later, so stopped earlier) let activities end.
+func newKafka(lc fx.Lifecycle, cfg Config) (*kafka.Client, error) {
+	c, err := kafka.New(cfg.KafkaBrokers)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.Hook{OnStop: func(context.Context) error { c.Close(); return nil }})
+	return c, nil
+}
 
 // stores holds deep storage and staging.
 type stores struct {

@@ -19,6 +19,7 @@ type Client struct {
 	brokers   []string
 	c         *kafkago.Client
 	transport *kafkago.Transport
+	conns     *leaderConns // fetches read off these
 }
 
 // New returns a client for the given bootstrap brokers ("host:port").
@@ -32,13 +33,20 @@ func New(brokers []string) (*Client, error) {
 		brokers:   brokers,
 		c:         &kafkago.Client{Addr: kafkago.TCP(brokers...), Timeout: 30 * time.Second, Transport: t},
 		transport: t,
+		conns:     newLeaderConns(brokers),
 	}, nil
 }
+
+// Close closes the connections kept for fetching.
+func (c *Client) Close() { c.conns.close() }
 
 // refresh drops the transport's connections and the cluster metadata it
 // caches (refreshed only every few seconds otherwise), so the next request
 // sees topics created since.
-func (c *Client) refresh() { c.transport.CloseIdleConnections() }
+func (c *Client) refresh() {
+	c.transport.CloseIdleConnections()
+	c.conns.dropAll()
+}
 
 // Brokers returns the bootstrap brokers.
 func (c *Client) Brokers() []string { return c.brokers }

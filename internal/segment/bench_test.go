@@ -94,3 +94,31 @@ func BenchmarkMerge(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkWriteIntermediate(b *testing.B) {
+	rows := makeRows(100_000, 1_700_000_000_000, 1)
+	var buf bytes.Buffer
+	write := func() Info {
+		buf.Reset()
+		w, err := NewWriter(&buf, benchSchema(), Intermediate())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Write(rows...); err != nil {
+			b.Fatal(err)
+		}
+		info, err := w.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return info
+	}
+	info := write()
+	b.SetBytes(rawBytes(rows))
+	b.ReportAllocs()
+	for b.Loop() {
+		write()
+	}
+	b.ReportMetric(float64(info.Bytes), "file-bytes")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)), "ns/row")
+}

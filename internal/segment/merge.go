@@ -117,7 +117,7 @@ func (m *merger) toTemp(fill func(emit func(domain.Row) error) error) (_ string,
 	}()
 	// Nothing outlives the merge, so no fsync.
 	bw := bufio.NewWriterSize(f, 256<<10)
-	w, err := NewWriter(bw, m.into)
+	w, err := NewWriter(bw, m.into, Intermediate())
 	if err != nil {
 		return "", err
 	}

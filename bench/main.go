@@ -1,0 +1,99 @@
+// Command bench measures the pipeline against the machine's own ceiling:
+// it brings up Postgres, the Temporal dev server, an in-process Kafka broker
+// and a worker process, produces a backlog of realistic events, times the
+// fastest plain read of that backlog (the ceiling) and then the pipeline
+// draining it into committed segments, once with rollup off and once on.
+// A last phase measures handoff latency, from a checkpoint to its commit,
+// under a live producer. It prints a markdown table and writes JSON.
+//
+//	go run ./bench -events 2000000 -json bench-result.json
+//
+// `make bench` builds the worker and runs it with the defaults.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// options is the command line.
+type options struct {
+	events      int64
+	partitions  int
+	taskCount   int
+	variants    []string
+	checkpoints int
+	liveRate    float64
+	jsonPath    string
+	cpuProfile  string
+	workerBin   string
+	temporalBin string
+	workDir     string
+}
+
+func parseOptions(args []string) (options, error) {
+	var o options
+	var variants string
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
+	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
+	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
+	fs.StringVar(&variants, "variants", "off,on", "rollup variants to run, comma-separated: off, on")
+	fs.IntVar(&o.checkpoints, "checkpoints", 20, "checkpoints in the handoff-latency phase (0 skips it)")
+	fs.Float64Var(&o.liveRate, "live-rate", 5000, "events per second of the live producer in the handoff-latency phase")
+	fs.StringVar(&o.jsonPath, "json", "bench-result.json", "file to write the results to as JSON")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "have the worker write a CPU profile per variant to this path prefix (e.g. cpu: cpu-rollup-off.pprof)")
+	fs.StringVar(&o.workerBin, "worker", ".dev/bin/worker", "worker binary (make build)")
+	fs.StringVar(&o.temporalBin, "temporal", "", "temporal CLI for the dev server (default: $HANDOFF_TEMPORAL_BIN or .tools/bin/temporal)")
+	fs.StringVar(&o.workDir, "dir", "", "directory for the run's data (default: a new temp dir, removed at the end)")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	var err error
+	if o.variants, err = parseVariants(variants); err != nil {
+		return options{}, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case o.events < 1000:
+		return options{}, fmt.Errorf("-events %d: want at least 1000", o.events)
+	case o.partitions < 1 || o.taskCount < 1 || o.taskCount > o.partitions:
+		return options{}, fmt.Errorf("-partitions %d -task-count %d: want 1 <= task count <= partitions", o.partitions, o.taskCount)
+	case o.checkpoints < 0 || (o.checkpoints > 0 && o.liveRate <= 0):
+		return options{}, fmt.Errorf("-checkpoints %d -live-rate %v: want checkpoints >= 0 and a positive rate", o.checkpoints, o.liveRate)
+	}
+	return o, nil
+}
+
+func main() {
+	o, err := parseOptions(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	res, err := run(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	res.Wall = time.Since(start).Round(time.Second).String()
+	printReport(os.Stdout, res)
+	if err := writeJSON(o.jsonPath, res); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	logf("results written to %s (%s in all)", o.jsonPath, res.Wall)
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench %s: "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"handoff/internal/domain"
+)
+
+const backlogTopic = "bench"
+
+// result is everything one run measured.
+type result struct {
+	Machine        machine         `json:"machine"`
+	Events         int64           `json:"events"`
+	MeanEventBytes float64         `json:"meanEventBytes"`
+	Partitions     int             `json:"partitions"`
+	TaskCount      int             `json:"taskCount"`
+	CeilingSeconds float64         `json:"ceilingSeconds"`
+	CeilingRate    float64         `json:"ceilingEventsPerSecond"`
+	Variants       []variantResult `json:"variants"`
+	Handoff        *handoffResult  `json:"handoff,omitempty"`
+	Wall           string          `json:"wall"`
+	Command        string          `json:"command"`
+	StartedAt      time.Time       `json:"startedAt"`
+}
+
+type machine struct {
+	CPU       string `json:"cpu"`
+	Cores     int    `json:"cores"`
+	MemoryGiB int64  `json:"memoryGiB"`
+	Go        string `json:"go"`
+	OS        string `json:"os"`
+}
+
+func parseVariants(s string) ([]string, error) {
+	var out []string
+	for v := range strings.SplitSeq(s, ",") {
+		switch v = strings.TrimSpace(v); v {
+		case "off", "on":
+			out = append(out, v)
+		case "":
+		default:
+			return nil, fmt.Errorf("-variants: unknown variant %q (want off, on)", v)
+		}
+	}
+	return out, nil
+}
+
+func run(ctx context.Context, o options) (result, error) {
+	res := result{
+		Machine: readMachine(), Events: o.events, Partitions: o.partitions, TaskCount: o.taskCount,
+		Command: "go run ./bench " + strings.Join(os.Args[1:], " "), StartedAt: time.Now().UTC(),
+	}
+	dir := o.workDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "handoff-bench-*")
+		if err != nil {
+			return res, err
+		}
+		defer os.RemoveAll(d)
+		// Postgres runs as its own OS user when we are root: it must be
+		// able to reach its directory inside this one.
+		if err := os.Chmod(d, 0o755); err != nil {
+			return res, err
+		}
+		dir = d
+	}
+	s, err := startStack(ctx, o, dir)
+	if err != nil {
+		return res, err
+	}
+	defer s.close()
+	tc, err := s.client()
+	if err != nil {
+		return res, fmt.Errorf("temporal client: %w", err)
+	}
+	defer tc.Close()
+
+	if err := s.createTopic(ctx, backlogTopic, o.partitions); err != nil {
+		return res, err
+	}
+	logf("producing %d events to %s (%d partitions)", o.events, backlogTopic, o.partitions)
+	b := newBacklog(o.events, o.partitions, time.Now())
+	bytes, err := produceBacklog(ctx, s.brokers, backlogTopic, b)
+	if err != nil {
+		return res, err
+	}
+	res.MeanEventBytes = float64(bytes) / float64(o.events)
+	ends := domain.Offsets{}
+	for p := range o.partitions {
+		ends[int32(p)] = o.events / int64(o.partitions)
+		if int64(p) < o.events%int64(o.partitions) {
+			ends[int32(p)]++
+		}
+	}
+
+	// The ceiling is the best of three plain reads.
+	for i := range 3 {
+		d, err := readAll(ctx, s.brokers, backlogTopic, ends)
+		if err != nil {
+			return res, err
+		}
+		logf("ceiling read %d: %v", i+1, d.Round(time.Millisecond))
+		if res.CeilingSeconds == 0 || d.Seconds() < res.CeilingSeconds {
+			res.CeilingSeconds = d.Seconds()
+		}
+	}
+	res.CeilingRate = float64(o.events) / res.CeilingSeconds
+
+	for _, v := range o.variants {
+		name := "rollup-" + v
+		logf("%s: draining the backlog", name)
+		vr, err := runVariant(ctx, s, o, tc, name, v == "on", ends, res.CeilingRate)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", name, err)
+		}
+		res.Variants = append(res.Variants, vr)
+	}
+	if o.checkpoints > 0 {
+		logf("handoff latency: %d checkpoints at %.0f events/s", o.checkpoints, o.liveRate)
+		h, err := runHandoff(ctx, s, o, tc)
+		if err != nil {
+			return res, fmt.Errorf("handoff latency: %w", err)
+		}
+		res.Handoff = &h
+	}
+	return res, nil
+}
+
+func readMachine() machine {
+	m := machine{Cores: runtime.NumCPU(), Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(line, "model name"); ok {
+				m.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err == nil {
+			m.MemoryGiB = (kb + 1<<19) >> 20
+		}
+	}
+	return m
+}
