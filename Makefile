@@ -9,7 +9,7 @@ TEMPORAL := $(TOOLS_BIN)/temporal
 # Temporal dev server.
 export HANDOFF_TEMPORAL_BIN := $(TEMPORAL)
 
-.PHONY: tools build test test-ui dev vet fuzz
+.PHONY: tools build test test-ui dev vet bench fuzz
 
 tools: $(TEMPORAL)
 
@@ -29,6 +29,14 @@ test: tools
 # docs/img/temporal-ui.png.
 test-ui: tools build
 	uitest/run.sh
+
+# The benchmark (bench/): brings up its own stack and a worker process,
+# prints a markdown table and writes bench-result.json. BENCH_FLAGS passes
+# flags, e.g. BENCH_FLAGS="-events 500000 -cpuprofile cpu".
+BENCH_FLAGS ?=
+bench: tools build
+	go build -o .dev/bin/ ./bench
+	.dev/bin/bench -worker .dev/bin/worker $(BENCH_FLAGS)
 
 dev: tools build
 	.dev/bin/devstack

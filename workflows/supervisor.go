@@ -21,6 +21,8 @@ type supervisor struct {
 	// reconciling and resetting keep a reset from interleaving with a
 	// reconcile: both change the groups' sequences across activities.
 	reconciling, resetting bool
+	// parallelSignals: the run records parallelCheckpointVersion.
+	parallelSignals bool
 }
 
 // supervisorSignals are the channels a supervisor listens on.
@@ -50,6 +52,7 @@ func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
 	} else {
 		s.c = SupervisorCarry{State: StatePending, Target: targetRun, Groups: map[int]*groupRecord{}}
 	}
+	s.parallelSignals = workflow.GetVersion(ctx, parallelCheckpointChange, workflow.DefaultVersion, parallelCheckpointVersion) >= parallelCheckpointVersion
 	if err := s.registerHandlers(ctx); err != nil {
 		return err
 	}

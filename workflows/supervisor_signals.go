@@ -30,6 +30,18 @@ func (s *supervisor) setTarget(target string) {
 // sequences, and returns a waiter per running group.
 func (s *supervisor) checkpoint(ctx workflow.Context, m CheckpointSignal) []*checkpointWaiter {
 	var out []*checkpointWaiter
+	type sent struct {
+		group int
+		f     workflow.Future
+	}
+	var sending []sent
+	defer func() {
+		for _, x := range sending {
+			if err := x.f.Get(ctx, nil); err != nil {
+				s.recordError(ctx, fmt.Sprintf("signal %s to group %d: %v", SignalGroupCheckpoint, x.group, err))
+			}
+		}
+	}()
 	for _, g := range s.sortedGroups() {
 		if len(m.Groups) > 0 && !slices.Contains(m.Groups, g) {
 			continue
@@ -41,6 +53,12 @@ func (s *supervisor) checkpoint(ctx workflow.Context, m CheckpointSignal) []*che
 			continue
 		}
 		s.waiters[g] = append(s.waiters[g], w)
+		if s.parallelSignals {
+			// Every group hears at once; the deliveries are awaited together.
+			f := workflow.SignalExternalWorkflow(ctx, TaskGroupWorkflowID(s.spec.ID, g), "", SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
+			sending = append(sending, sent{g, f})
+			continue
+		}
 		s.signalGroup(ctx, g, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
 	}
 	return out
@@ -106,7 +124,9 @@ func (s *supervisor) onSequencePublished(ctx workflow.Context, m SequencePublish
 		s.c.Committed = domain.Offsets{}
 	}
 	for p, o := range m.End {
-		s.c.Committed[p] = o
+		// Notices may arrive out of order; offsets only move forward here
+		// (a reset sets them itself).
+		s.c.Committed[p] = max(s.c.Committed[p], o)
 	}
 	s.c.Published.Sequences++
 	s.c.Published.Segments += m.Segments

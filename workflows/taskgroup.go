@@ -25,6 +25,9 @@ type taskGroup struct {
 	err        error           // set when the group must fail
 	draining   bool            // continue-as-new is due: start no new activity
 
+	asyncSignals bool            // the run records asyncSignalsVersion
+	sending      []pendingSignal // signals to the supervisor in flight
+
 	report          ReadTotals // read since the last progress report
 	lastReportAt    time.Time
 	parseExceptions int64 // unparseable rows met, against maxParseExceptions
@@ -45,6 +48,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	// defaults, as the spec's parser would have.
 	in.Spec.ApplyDefaults()
 	g := newTaskGroup(ctx, in)
+	g.asyncSignals = workflow.GetVersion(ctx, asyncSignalsChange, workflow.DefaultVersion, asyncSignalsVersion) >= asyncSignalsVersion
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
 		return g.status(), nil
 	}); err != nil {
@@ -60,6 +64,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	g.reportProgress(ctx) // also tells the supervisor which generation runs
 	for {
 		if g.rolledOver() {
+			g.flushSignals(ctx)
 			g.drainSignals(ctx, sig)
 			return workflow.NewContinueAsNewError(ctx, TaskGroupWorkflowName, g.carry())
 		}
@@ -67,6 +72,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 		// flight, carry the state into a fresh run.
 		g.draining = workflow.GetInfo(ctx).GetContinueAsNewSuggested()
 		if g.draining && g.idle() {
+			g.flushSignals(ctx)
 			g.drainSignals(ctx, sig)
 			return workflow.NewContinueAsNewError(ctx, TaskGroupWorkflowName, g.carry())
 		}
@@ -79,6 +85,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 		}
 		sel := workflow.NewSelector(ctx)
 		g.addSignals(ctx, sel, sig)
+		g.settleSignals(ctx, sel)
 		if g.consuming != nil {
 			sel.AddFuture(g.consuming, func(f workflow.Future) { g.onConsumed(ctx, f) })
 		}
@@ -148,6 +155,7 @@ func (g *taskGroup) finished() bool {
 
 func (g *taskGroup) finish(ctx workflow.Context) error {
 	g.reportProgress(ctx)
+	g.flushSignals(ctx) // the supervisor hears all of it before the end
 	msg := GroupFinished{Group: g.in.Group, Generation: g.in.Generation}
 	return workflow.SignalExternalWorkflow(ctx, SupervisorWorkflowID(g.in.Spec.ID), "", SignalGroupFinished, msg).Get(ctx, nil)
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
@@ -11,11 +12,52 @@ import (
 // delivery is logged: every such signal is repeated or recovered from (a
 // request is re-sent, progress is reported again, a lost publish notice is
 // found by the next restart's offset check).
+//
+// Runs that record asyncSignalsVersion do not wait for the delivery: the
+// main loop settles it later (settleSignals), and the run waits for every
+// one before it ends (flushSignals). Older runs waited for each, a round
+// trip through the server that put every progress report on the way of a
+// checkpoint.
 func (g *taskGroup) signalSupervisor(ctx workflow.Context, name string, arg any) {
-	err := workflow.SignalExternalWorkflow(ctx, SupervisorWorkflowID(g.in.Spec.ID), "", name, arg).Get(ctx, nil)
-	if err != nil {
+	f := workflow.SignalExternalWorkflow(ctx, SupervisorWorkflowID(g.in.Spec.ID), "", name, arg)
+	if g.asyncSignals {
+		g.sending = append(g.sending, pendingSignal{name: name, f: f})
+		return
+	}
+	g.settle(ctx, name, f)
+}
+
+// pendingSignal is a signal sent and not yet known to be delivered.
+type pendingSignal struct {
+	name string
+	f    workflow.Future
+}
+
+func (g *taskGroup) settle(ctx workflow.Context, name string, f workflow.Future) {
+	if err := f.Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("signal to supervisor not delivered", "signal", name, "error", err)
 	}
+}
+
+// settleSignals adds the signals in flight to sel: each is logged if it
+// failed and forgotten once delivered.
+func (g *taskGroup) settleSignals(ctx workflow.Context, sel workflow.Selector) {
+	for _, p := range g.sending {
+		sel.AddFuture(p.f, func(f workflow.Future) {
+			g.settle(ctx, p.name, f)
+			g.sending = slices.DeleteFunc(g.sending, func(q pendingSignal) bool { return q.f == f })
+		})
+	}
+}
+
+// flushSignals waits until every signal in flight is delivered (or
+// failed), so none is lost with the run and they arrive before what the
+// run sends last.
+func (g *taskGroup) flushSignals(ctx workflow.Context) {
+	for _, p := range g.sending {
+		g.settle(ctx, p.name, p.f)
+	}
+	g.sending = nil
 }
 
 // reportProgress tells the supervisor the group's position, what it read

@@ -44,7 +44,39 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 		return nil, &domain.FieldError{Path: "ioConfig.inputFormat.type", Msg: fmt.Sprintf("%q is not an input format: want json or csv", in.Type)}
 	}
 	p.wire(ds)
+	p.freezeKeys()
 	return p, nil
+}
+
+// maxListedKeys: up to this many fixed keys, comparing the key with each
+// (lengths first) beats hashing it; a message's fields are looked up once
+// each, so this is on the hot path.
+const maxListedKeys = 16
+
+// freezeKeys lists the keys when they can no longer change: when the
+// dimensions are declared (discovery adds and forgets keys).
+func (p *Parser) freezeKeys() {
+	if p.discover || len(p.keys) > maxListedKeys {
+		return
+	}
+	for k, ki := range p.keys {
+		p.keyNames = append(p.keyNames, k)
+		p.keyInfos = append(p.keyInfos, ki)
+	}
+}
+
+// lookupKey finds a top-level field's keyInfo.
+func (p *Parser) lookupKey(key string) (keyInfo, bool) {
+	if p.keyNames == nil {
+		ki, ok := p.keys[key]
+		return ki, ok
+	}
+	for i, k := range p.keyNames {
+		if k == key {
+			return p.keyInfos[i], true
+		}
+	}
+	return keyInfo{}, false
 }
 
 func (p *Parser) checkSchema(ds domain.DataSchema) error {

@@ -34,6 +34,8 @@ type Parser struct {
 	// keys maps the top-level fields the parser cares about; with
 	// discovery it grows with every new field.
 	keys      map[string]keyInfo
+	keyNames  []string  // keys listed once they are fixed (freezeKeys), else nil
+	keyInfos  []keyInfo // keys[keyNames[i]]
 	discover  bool // no dimensions declared
 	topFields bool // top-level fields are read by name (not only flattened ones)
 	dimCols   []domain.Column

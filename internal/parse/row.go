@@ -34,7 +34,7 @@ func (p *Parser) setTop(key string, f field) error {
 	if p.badUTF8 && !utf8.ValidString(key) {
 		key = strings.ToValidUTF8(key, "\uFFFD")
 	}
-	ki, ok := p.keys[key]
+	ki, ok := p.lookupKey(key)
 	if !ok {
 		if !p.discover || !p.topFields {
 			return nil

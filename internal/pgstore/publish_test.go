@@ -16,7 +16,7 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func newStore(t *testing.T) *pgstore.Store {
+func newStore(t testing.TB) *pgstore.Store {
 	t.Helper()
 	pool, err := pgxpool.New(context.Background(), testenv.Postgres(t))
 	require.NoError(t, err)

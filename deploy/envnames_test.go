@@ -1,0 +1,227 @@
+package deploy
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"handoff/internal/storage"
+	"handoff/internal/testenv"
+)
+
+// The environment the deployment may set is what the code reads, found by
+// reading the code itself: nothing here repeats a list of names.
+
+// envCalls are the calls whose argument at the index names an environment
+// variable: the os functions, and the helpers of worker/config.go (envOr)
+// and starter/cli (bindEnv(flags, flag, env)).
+var envCalls = map[string]int{"os.Getenv": 0, "os.LookupEnv": 0, "envOr": 0, "bindEnv": 2}
+
+// workerEnv is every environment variable the worker reads: the names its
+// Go files (tests excluded) pass to envCalls, plus storage.S3EnvNames once
+// the worker reads those through storage.S3ConfigFromEnv.
+func workerEnv(t *testing.T) map[string]bool {
+	t.Helper()
+	pkg := parseDir(t, filepath.Join(repoRoot(t), "worker"))
+	names := pkg.envReads(t)
+	if pkg.uses("storage", "S3ConfigFromEnv") {
+		for _, n := range storage.S3EnvNames {
+			names[n] = true
+		}
+	}
+	return names
+}
+
+// starterEnv is every environment variable the starter CLI reads.
+func starterEnv(t *testing.T) map[string]bool {
+	t.Helper()
+	return parseDir(t, filepath.Join(repoRoot(t), "starter", "cli")).envReads(t)
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+type goPackage struct {
+	dir    string
+	files  []*ast.File
+	consts map[string]string // package-level string constants
+}
+
+// parseDir parses the non-test Go files of dir.
+func parseDir(t *testing.T, dir string) goPackage {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := goPackage{dir: dir, consts: map[string]string{}}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.files = append(p.files, f)
+		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if i < len(vs.Values) {
+							if s, ok := stringLit(vs.Values[i]); ok {
+								p.consts[name.Name] = s
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(p.files) == 0 {
+		t.Fatalf("no Go files in %s", dir)
+	}
+	return p
+}
+
+// envReads collects the names passed to envCalls. An argument that is
+// neither a string literal nor a package constant fails the test: the
+// deployment could not be checked against it.
+func (p goPackage) envReads(t *testing.T) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	for _, f := range p.files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fd, ok := n.(*ast.FuncDecl); ok && fd.Recv == nil {
+				_, helper := envCalls[fd.Name.Name]
+				return !helper // a helper's own os.Getenv(param) names nothing
+			}
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			idx, ok := envCalls[callName(call.Fun)]
+			if !ok || idx >= len(call.Args) {
+				return true
+			}
+			arg := call.Args[idx]
+			name, ok := stringLit(arg)
+			if id, isIdent := arg.(*ast.Ident); !ok && isIdent {
+				name, ok = p.consts[id.Name]
+			}
+			if !ok {
+				t.Errorf("%s: %s reads an environment variable named by %T, not a constant", p.dir, callName(call.Fun), arg)
+				return true
+			}
+			names[name] = true
+			return true
+		})
+	}
+	return names
+}
+
+// uses reports whether the package refers to pkg.name.
+func (p goPackage) uses(pkg, name string) bool {
+	found := false
+	for _, f := range p.files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if callName(n) == pkg+"."+name {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+func callName(e ast.Node) string {
+	switch f := e.(type) {
+	case *ast.Ident:
+		return f.Name
+	case *ast.SelectorExpr:
+		if x, ok := f.X.(*ast.Ident); ok {
+			return x.Name + "." + f.Sel.Name
+		}
+	}
+	return ""
+}
+
+func stringLit(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+func sortedKeys(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+
+func TestEnvReadsFindsWhatTheCodeReads(t *testing.T) {
+	worker := workerEnv(t)
+	for _, want := range []string{"DATABASE_URL", "TEMPORAL_ADDRESS", "KAFKA_BROKERS", "HANDOFF_DEEP_STORAGE", "HANDOFF_HTTP_ADDR", "HANDOFF_SHUTDOWN_GRACE"} {
+		if !worker[want] {
+			t.Errorf("worker env %q lacks %s", sortedKeys(worker), want)
+		}
+	}
+	starter := starterEnv(t)
+	for _, want := range []string{"TEMPORAL_ADDRESS", "TEMPORAL_UI_URL", "KAFKA_BROKERS", "DATABASE_URL"} {
+		if !starter[want] {
+			t.Errorf("starter env %q lacks %s", sortedKeys(starter), want)
+		}
+	}
+
+	// Constants, helpers and the S3 names of a package that reads them.
+	dir := t.TempDir()
+	src := `package main
+
+import (
+	"os"
+	"handoff/internal/storage"
+)
+
+const profileEnv = "X_PROFILE"
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func main() {
+	_ = os.Getenv(profileEnv)
+	_, _ = os.LookupEnv("X_LOOKUP")
+	_ = envOr("X_OR", "d")
+	_ = storage.S3ConfigFromEnv(os.Getenv)
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main_test.go"), []byte("package main\nimport \"os\"\nvar _ = os.Getenv(\"X_TEST_ONLY\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := parseDir(t, dir)
+	if got := sortedKeys(p.envReads(t)); !slices.Equal(got, []string{"X_LOOKUP", "X_OR", "X_PROFILE"}) {
+		t.Errorf("envReads = %q", got)
+	}
+	if !p.uses("storage", "S3ConfigFromEnv") || p.uses("storage", "NewS3") {
+		t.Error("uses does not tell which storage functions the package calls")
+	}
+}

@@ -1,0 +1,19 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// Changes that alter the commands a run issues are gated by
+// workflow.GetVersion, so a run started by an older worker replays
+// unchanged on a newer one (workflows/replay_test.go checks the recorded
+// histories of older runs).
+const (
+	// asyncSignalsChange: a task group does not wait for each signal to its
+	// supervisor to be delivered before it goes on (see signalSupervisor).
+	asyncSignalsChange                   = "async-group-signals"
+	asyncSignalsVersion workflow.Version = 1
+
+	// parallelCheckpointChange: a supervisor signals every group of a
+	// checkpoint at once instead of one delivery after another.
+	parallelCheckpointChange                   = "parallel-checkpoint-signals"
+	parallelCheckpointVersion workflow.Version = 1
+)
