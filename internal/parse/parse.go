@@ -36,8 +36,8 @@ type Parser struct {
 	keys      map[string]keyInfo
 	keyNames  []string  // keys listed once they are fixed (freezeKeys), else nil
 	keyInfos  []keyInfo // keys[keyNames[i]]
-	discover  bool // no dimensions declared
-	topFields bool // top-level fields are read by name (not only flattened ones)
+	discover  bool      // no dimensions declared
+	topFields bool      // top-level fields are read by name (not only flattened ones)
 	dimCols   []domain.Column
 
 	// Per message.
