@@ -1,14 +1,10 @@
 package deploy
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net"
-	"net/url"
+	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,9 +13,6 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/cli"
 	"github.com/compose-spec/compose-go/v2/types"
-
-	"handoff/internal/searchattr"
-	startercli "handoff/starter/cli"
 )
 
 const (
@@ -94,20 +87,7 @@ func env(s types.ServiceConfig) map[string]string {
 
 func TestComposeServicesAndOrder(t *testing.T) {
 	p := loadCompose(t)
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range p.Services {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	want := slices.Sorted(func(yield func(string) bool) {
-		for n := range intended {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	names, want := slices.Sorted(maps.Keys(p.Services)), slices.Sorted(maps.Keys(intended))
 	if !slices.Equal(names, want) {
 		t.Fatalf("services %q, want %q", names, want)
 	}
@@ -193,13 +173,7 @@ func startOrder(p *types.Project) ([]string, error) {
 			return nil
 		}
 		state[n] = 1
-		for _, dep := range slices.Sorted(func(yield func(string) bool) {
-			for d := range p.Services[n].DependsOn {
-				if !yield(d) {
-					return
-				}
-			}
-		}) {
+		for _, dep := range slices.Sorted(maps.Keys(p.Services[n].DependsOn)) {
 			if _, ok := p.Services[dep]; !ok {
 				return fmt.Errorf("%s depends on unknown %s", n, dep)
 			}
@@ -211,13 +185,7 @@ func startOrder(p *types.Project) ([]string, error) {
 		order = append(order, n)
 		return nil
 	}
-	for _, n := range slices.Sorted(func(yield func(string) bool) {
-		for n := range p.Services {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, n := range slices.Sorted(maps.Keys(p.Services)) {
 		if err := visit(n); err != nil {
 			return nil, err
 		}
@@ -300,256 +268,5 @@ func TestComposeVolumes(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-func TestComposeWorker(t *testing.T) {
-	p := loadCompose(t)
-	w := svc(t, p, "worker")
-	e := env(w)
-
-	// Only variables the worker reads, and the ones it needs set here.
-	reads := workerEnv(t)
-	for k := range e {
-		if !reads[k] {
-			t.Errorf("worker environment %s: the worker does not read it (it reads %q)", k, sortedKeys(reads))
-		}
-	}
-	for _, k := range []string{"DATABASE_URL", "TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "KAFKA_BROKERS", "HANDOFF_DEEP_STORAGE", "HANDOFF_STAGING_DIR", "HANDOFF_HTTP_ADDR"} {
-		if e[k] == "" {
-			t.Errorf("worker environment: %s not set", k)
-		}
-	}
-
-	// The metadata database is the postgres service's.
-	pg := env(svc(t, p, "postgres"))
-	u, err := url.Parse(e["DATABASE_URL"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, _ := u.User.Password()
-	if u.Host != "postgres:5432" || u.User.Username() != pg["POSTGRES_USER"] || pw != pg["POSTGRES_PASSWORD"] || u.Path != "/"+pg["POSTGRES_DB"] {
-		t.Errorf("DATABASE_URL %s does not match the postgres service %v", e["DATABASE_URL"], pg)
-	}
-
-	// Temporal: the server's frontend, and the namespace temporal-setup made.
-	setup := env(svc(t, p, "temporal-setup"))
-	if e["TEMPORAL_ADDRESS"] != "temporal:7233" || setup["TEMPORAL_ADDRESS"] != e["TEMPORAL_ADDRESS"] {
-		t.Errorf("TEMPORAL_ADDRESS %q (temporal-setup: %q), want temporal:7233", e["TEMPORAL_ADDRESS"], setup["TEMPORAL_ADDRESS"])
-	}
-	if setup["TEMPORAL_NAMESPACE"] != e["TEMPORAL_NAMESPACE"] {
-		t.Errorf("the worker uses namespace %q, temporal-setup makes %q", e["TEMPORAL_NAMESPACE"], setup["TEMPORAL_NAMESPACE"])
-	}
-
-	// Kafka: the listener Kafka advertises to containers.
-	kafka := env(svc(t, p, "kafka"))
-	if !slices.Contains(advertised(kafka), e["KAFKA_BROKERS"]) {
-		t.Errorf("KAFKA_BROKERS %q is not one of Kafka's advertised listeners %q", e["KAFKA_BROKERS"], advertised(kafka))
-	}
-
-	// HTTP: on every interface of the container, on the published port,
-	// and what the health check asks.
-	host, port, err := net.SplitHostPort(e["HANDOFF_HTTP_ADDR"])
-	if err != nil || (host != "" && host != "0.0.0.0") {
-		t.Errorf("HANDOFF_HTTP_ADDR %q: want :PORT or 0.0.0.0:PORT, reachable from outside the container", e["HANDOFF_HTTP_ADDR"])
-	}
-	if len(w.Ports) != 1 || fmt.Sprint(w.Ports[0].Target) != port {
-		t.Errorf("worker publishes %v, but listens on port %s", w.Ports, port)
-	}
-	test := w.HealthCheck.Test
-	b := findGoBuild(t, parseDockerfile(t))
-	if len(test) != 3 || test[0] != "CMD" || !slices.Contains(b.binaries(), path.Base(test[1])) || path.Dir(test[1]) != "/usr/local/bin" {
-		t.Fatalf("worker health check %q: want [CMD /usr/local/bin/<a binary the image has> URL]", test)
-	}
-	if hu, err := url.Parse(test[2]); err != nil || hu.Port() != port || hu.Path != "/readyz" {
-		t.Errorf("worker health check asks %s, want /readyz on port %s", test[2], port)
-	}
-
-	// Storage: a path on a volume the image owns, or an s3:// URI of the
-	// bucket minio-bucket creates.
-	for _, k := range []string{"HANDOFF_DEEP_STORAGE", "HANDOFF_STAGING_DIR"} {
-		checkStorageLocation(t, p, k, e[k])
-	}
-
-	// Docker waits for the shutdown grace before it kills.
-	grace := 30 * time.Second
-	if g, ok := e["HANDOFF_SHUTDOWN_GRACE"]; ok {
-		if grace, err = time.ParseDuration(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if w.StopGracePeriod == nil || time.Duration(*w.StopGracePeriod) < grace+10*time.Second {
-		t.Errorf("stop_grace_period %v: want at least the worker's shutdown grace %s plus 10s", w.StopGracePeriod, grace)
-	}
-}
-
-// advertised are the host:port pairs of KAFKA_ADVERTISED_LISTENERS.
-func advertised(kafka map[string]string) []string {
-	var out []string
-	for _, l := range strings.Split(kafka["KAFKA_ADVERTISED_LISTENERS"], ",") {
-		if _, hp, ok := strings.Cut(l, "://"); ok {
-			out = append(out, hp)
-		}
-	}
-	return out
-}
-
-func checkStorageLocation(t *testing.T, p *types.Project, name, loc string) {
-	t.Helper()
-	w := svc(t, p, "worker")
-	if rest, ok := strings.CutPrefix(loc, "s3://"); ok {
-		bucket, _, _ := strings.Cut(rest, "/")
-		mb := strings.Join(svc(t, p, "minio-bucket").Command, " ")
-		if !strings.Contains(mb, "mc mb --ignore-existing local/"+bucket) {
-			t.Errorf("%s=%s: minio-bucket does not create bucket %s (%s)", name, loc, bucket, mb)
-		}
-		e, minio := env(w), env(svc(t, p, "minio"))
-		if e["HANDOFF_S3_ENDPOINT"] != "http://minio:9000" || e["AWS_ACCESS_KEY_ID"] != minio["MINIO_ROOT_USER"] || e["AWS_SECRET_ACCESS_KEY"] != minio["MINIO_ROOT_PASSWORD"] {
-			t.Errorf("%s=%s: the worker's S3 endpoint and credentials are not minio's", name, loc)
-		}
-		return
-	}
-	if !path.IsAbs(loc) {
-		t.Errorf("%s=%s: want an absolute path in the container", name, loc)
-		return
-	}
-	for _, v := range w.Volumes {
-		if v.Type == types.VolumeTypeVolume && strings.HasPrefix(loc, v.Target+"/") {
-			// The image must own the mount point, or the volume is root's.
-			if !dataOwnedByImageUser(t, v.Target) {
-				t.Errorf("%s=%s: the image does not create %s for its user", name, loc, v.Target)
-			}
-			return
-		}
-	}
-	t.Errorf("%s=%s is on no named volume of the worker: it would be lost with the container", name, loc)
-}
-
-func dataOwnedByImageUser(t *testing.T, dir string) bool {
-	final := parseDockerfile(t).final()
-	users := final.all("USER")
-	if len(users) == 0 {
-		return false
-	}
-	for _, in := range final.all("COPY") {
-		if flags, _, dst := copyArgs(t, in); dst == dir && flags["chown"] == users[len(users)-1].args {
-			return true
-		}
-	}
-	return false
-}
-
-func TestComposeStarters(t *testing.T) {
-	p := loadCompose(t)
-	root := repoRoot(t)
-	reads := starterEnv(t)
-	worker := env(svc(t, p, "worker"))
-	kafkaTopic := topicCreated(t, p)
-	b := findGoBuild(t, parseDockerfile(t))
-	for _, name := range starterServices {
-		s := svc(t, p, name)
-		if len(s.Entrypoint) != 1 || s.Entrypoint[0] != "/usr/local/bin/starter" || !slices.Contains(b.binaries(), "starter") {
-			t.Errorf("%s: entrypoint %q, want the image's /usr/local/bin/starter", name, s.Entrypoint)
-		}
-		for k, v := range env(s) {
-			if !reads[k] {
-				t.Errorf("%s: environment %s: the starter does not read it (it reads %q)", name, k, sortedKeys(reads))
-			}
-			if wv, ok := worker[k]; ok && wv != v {
-				t.Errorf("%s: %s=%s, the worker has %s", name, k, v, wv)
-			}
-		}
-		// The real CLI accepts the command line: flags are parsed before
-		// --help is honoured, and help does nothing else.
-		var stdout, stderr bytes.Buffer
-		code := startercli.Run(context.Background(), append(slices.Clone(s.Command), "--help"),
-			startercli.IO{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
-		if code != startercli.ExitOK || !strings.Contains(stdout.String(), "Usage:") {
-			t.Errorf("%s: starter %q: exit %d\n%s", name, s.Command, code, stderr.String())
-		}
-		if i := slices.Index(s.Command, "--topic"); i >= 0 && s.Command[i+1] != kafkaTopic {
-			t.Errorf("%s: produces to %s, kafka-topics creates %s", name, s.Command[i+1], kafkaTopic)
-		}
-	}
-
-	// The example's spec: in the image (the Dockerfile copies examples/ to
-	// /examples), valid, and reading the topic kafka-topics creates.
-	cmd := svc(t, p, "example-supervisor").Command
-	i := slices.Index(cmd, "-f")
-	if len(cmd) < 2 || cmd[0] != "start" || i < 0 || i+1 >= len(cmd) || !slices.Contains(cmd, "--wait") {
-		t.Fatalf("example-supervisor runs %q: want start -f SPEC --wait", cmd)
-	}
-	rel, ok := strings.CutPrefix(cmd[i+1], "/examples/")
-	if !ok {
-		t.Fatalf("spec %s is not under /examples", cmd[i+1])
-	}
-	spec := filepath.Join(root, "examples", rel)
-	var stdout, stderr bytes.Buffer
-	if code := startercli.Run(context.Background(), []string{"validate", "-f", spec}, startercli.IO{Stdout: &stdout, Stderr: &stderr}); code != startercli.ExitOK {
-		t.Fatalf("starter validate -f %s: exit %d\n%s%s", spec, code, stdout.String(), stderr.String())
-	}
-	raw, err := os.ReadFile(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var parsed struct {
-		IOConfig struct {
-			Topic string `json:"topic"`
-		} `json:"ioConfig"`
-	}
-	if err := json.Unmarshal(raw, &parsed); err != nil || parsed.IOConfig.Topic != kafkaTopic {
-		t.Errorf("%s reads topic %q (%v), kafka-topics creates %q", spec, parsed.IOConfig.Topic, err, kafkaTopic)
-	}
-}
-
-// topicCreated is the topic the kafka-topics one-shot creates.
-func topicCreated(t *testing.T, p *types.Project) string {
-	t.Helper()
-	cmd := svc(t, p, "kafka-topics").Command
-	i := slices.Index(cmd, "--topic")
-	if i < 0 || i+1 >= len(cmd) || !slices.Contains(cmd, "--create") {
-		t.Fatalf("kafka-topics runs %q: want --create --topic T", cmd)
-	}
-	if !slices.Contains(cmd, "--bootstrap-server") || !slices.Contains(advertised(env(svc(t, p, "kafka"))), cmd[slices.Index(cmd, "--bootstrap-server")+1]) {
-		t.Errorf("kafka-topics runs %q: not against an advertised listener", cmd)
-	}
-	return cmd[i+1]
-}
-
-func TestComposeTemporalSetup(t *testing.T) {
-	p := loadCompose(t)
-	got := strings.Fields(env(svc(t, p, "temporal-setup"))["SEARCH_ATTRIBUTES"])
-	if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(searchattr.Names))) {
-		t.Errorf("temporal-setup registers %q, the supervisors set %q", got, searchattr.Names)
-	}
-	// The server and the schema tool use one database.
-	server, schema := env(svc(t, p, "temporal")), env(svc(t, p, "temporal-schema"))
-	db := env(svc(t, p, "temporal-postgres"))
-	if server["POSTGRES_SEEDS"] != "temporal-postgres" || schema["POSTGRES_SEEDS"] != server["POSTGRES_SEEDS"] ||
-		server["POSTGRES_USER"] != db["POSTGRES_USER"] || schema["POSTGRES_USER"] != db["POSTGRES_USER"] ||
-		server["POSTGRES_PWD"] != db["POSTGRES_PASSWORD"] || schema["SQL_PASSWORD"] != db["POSTGRES_PASSWORD"] {
-		t.Errorf("temporal %v and temporal-schema %v do not both use temporal-postgres %v", server, schema, db)
-	}
-}
-
-func TestComposeKafka(t *testing.T) {
-	p := loadCompose(t)
-	k := svc(t, p, "kafka")
-	e := env(k)
-	for _, role := range []string{"broker", "controller"} {
-		if !slices.Contains(strings.Split(e["KAFKA_PROCESS_ROLES"], ","), role) {
-			t.Errorf("KAFKA_PROCESS_ROLES %q: a single KRaft node is %s too", e["KAFKA_PROCESS_ROLES"], role)
-		}
-	}
-	if e["CLUSTER_ID"] == "" || e["KAFKA_CONTROLLER_QUORUM_VOTERS"] != e["KAFKA_NODE_ID"]+"@kafka:9093" {
-		t.Errorf("KRaft: cluster id %q, voters %q for node %q", e["CLUSTER_ID"], e["KAFKA_CONTROLLER_QUORUM_VOTERS"], e["KAFKA_NODE_ID"])
-	}
-	if !strings.HasPrefix(e["KAFKA_LOG_DIRS"], "/var/lib/kafka/data") || len(k.Volumes) != 1 || k.Volumes[0].Target != "/var/lib/kafka/data" {
-		t.Errorf("Kafka's log dirs %q are not on its volume %v", e["KAFKA_LOG_DIRS"], k.Volumes)
-	}
-	// The external listener is the published port on localhost, for
-	// clients on the host such as starter produce.
-	if !slices.Contains(advertised(env(k)), "localhost:"+k.Ports[0].Published) {
-		t.Errorf("kafka publishes %s but advertises %q", k.Ports[0].Published, advertised(env(k)))
 	}
 }
