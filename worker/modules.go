@@ -169,7 +169,7 @@ type activityDeps struct {
 func newActivities(d activityDeps) *activities.Activities {
 	return &activities.Activities{
 		Kafka: d.Kafka, Store: d.Store, Deep: d.Deep, Staging: d.Staging, Temporal: d.Temporal, Log: d.Log,
-		Tracker: d.Tracker, Metrics: d.Metrics,
+		Tracker: d.Tracker, Metrics: d.Metrics, Faults: faultsFromEnv(d.Log),
 	}
 }
 

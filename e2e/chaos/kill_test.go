@@ -1,0 +1,109 @@
+package chaos
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"handoff/internal/domain"
+	"handoff/internal/protocol"
+)
+
+// killAfterCommit makes a worker SIGKILL itself after some of its publish
+// commits (worker/faults.go); the probability is per publish.
+const killAfterCommit = "HANDOFF_FAULT_KILL_AFTER_COMMIT=0.5"
+
+// TestWorkerSIGKILLedAtRandomMoments kills the only worker again and again
+// while events are produced: at a random moment, while a publish runs, or
+// (by the worker's own fault hook) right after a publish committed and
+// before the activity answered. A new worker takes over each time. Every
+// event must be published exactly once.
+func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
+	t.Parallel()
+	kills := pick(3, 12)
+	e := newEnv(t, envOptions{partitions: 4})
+	spec := e.spec(2)
+	p := e.producer(101)
+	r := newRand(t)
+
+	require.NoError(t, p.produce(2000, 0))
+	run := e.startSupervisor(spec)
+	// Events keep coming for about as long as the kills last (~6s each).
+	total := int64(kills) * 1500
+	producing := p.background(total, 250)
+	for i := range kills {
+		switch i % 3 {
+		case 0:
+			w := e.startWorker(fmt.Sprint(i), true)
+			time.Sleep(between(r, time.Second, 4*time.Second)) // the random moment
+			e.sigkill(spec, w)
+		case 1:
+			w := e.startWorker(fmt.Sprint(i), true, killAfterCommit)
+			e.waitSelfKill(spec, w, 60*time.Second)
+		case 2:
+			w := e.startWorker(fmt.Sprint(i), true)
+			e.waitActivity(spec, w, protocol.ActivityPublish, 20*time.Second)
+			e.sigkill(spec, w)
+		}
+	}
+	e.startWorker("last", true)
+	require.NoError(t, <-producing)
+	e.waitCaughtUp(spec, 3*time.Minute)
+	e.stopAndWait(spec, run, 2*time.Minute)
+	require.GreaterOrEqual(t, e.report.faultCount(), kills)
+	e.verify(spec, p.gen.RunID, p.produced())
+}
+
+// sigkill kills the worker, records the fault ("sigkill-during-publish"
+// when the server saw a publish started on it just before, else
+// "sigkill") and makes the server retry its activities now.
+func (e *env) sigkill(spec domain.Spec, w *workerProc) {
+	e.t.Helper()
+	on := startedOn(e.startedActivities(spec), w.identityPrefix())
+	w.signal(os.Kill)
+	_, exited := w.waitExit(10 * time.Second)
+	require.True(e.t, exited, "%s survived SIGKILL", w.name)
+	kind := "sigkill"
+	for _, a := range on {
+		if a.Type == protocol.ActivityPublish {
+			kind = "sigkill-during-publish"
+		}
+	}
+	e.t.Logf("SIGKILL %s while it ran %v", w.name, on)
+	e.report.fault(kind)
+	e.expediteDead(spec, w.identityPrefix(), 30*time.Second)
+}
+
+// waitSelfKill waits for a worker started with killAfterCommit to kill
+// itself, checks it did so after a commit, and makes the server retry its
+// activities now.
+func (e *env) waitSelfKill(spec domain.Spec, w *workerProc, timeout time.Duration) {
+	e.t.Helper()
+	_, exited := w.waitExit(timeout)
+	require.True(e.t, exited, "%s did not kill itself after a publish commit within %v", w.name, timeout)
+	log := w.logTail(maxLogPrint)
+	require.Contains(e.t, log, "FAULT kill-after-commit", "%s exited, but not by its fault hook", w.name)
+	line := log[strings.LastIndex(log, "FAULT kill-after-commit"):]
+	e.t.Logf("%s killed itself: %s", w.name, strings.TrimSpace(strings.SplitN(line, "\n", 2)[0]))
+	e.report.fault("kill-after-publish-commit")
+	e.expediteDead(spec, w.identityPrefix(), 30*time.Second)
+}
+
+// waitActivity waits until the server sees an activity of type started on
+// the worker; after timeout it goes on (the kill is then a random one).
+func (e *env) waitActivity(spec domain.Spec, w *workerProc, typ string, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, a := range startedOn(e.startedActivities(spec), w.identityPrefix()) {
+			if a.Type == typ {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Logf("no %s started on %s within %v", typ, w.name, timeout)
+}

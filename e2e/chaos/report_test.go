@@ -1,0 +1,118 @@
+package chaos
+
+import (
+	"encoding/json"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+)
+
+// ReportEnv names a file to which each scenario appends its result as one
+// JSON line.
+const ReportEnv = "HANDOFF_CHAOS_REPORT"
+
+// resultPrefix starts the machine-readable line of each scenario's result.
+const resultPrefix = "CHAOS-RESULT "
+
+// report is what one scenario did and found.
+type report struct {
+	t     *testing.T
+	start time.Time
+
+	mu     sync.Mutex
+	faults map[string]int
+}
+
+// result is the JSON of a scenario's report.
+type result struct {
+	Scenario   string         `json:"scenario"`
+	Form       string         `json:"form"`
+	Faults     int            `json:"faults"`
+	FaultKinds map[string]int `json:"faultKinds"`
+	Produced   int64          `json:"produced"`
+	Published  int64          `json:"published"`  // rows in the published segments
+	Duplicated int64          `json:"duplicated"` // extra copies of ids published more than once
+	Lost       int64          `json:"lost"`       // produced ids not published
+	Unexpected int64          `json:"unexpected"` // published ids never produced
+	Segments   int            `json:"segments"`
+	Sequences  int            `json:"sequences"`
+	Seconds    float64        `json:"seconds"`
+	Passed     bool           `json:"passed"`
+}
+
+func newReport(t *testing.T) *report {
+	return &report{t: t, start: time.Now(), faults: map[string]int{}}
+}
+
+// fault records one injected fault of a kind.
+func (r *report) fault(kind string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.faults[kind]++
+	r.t.Logf("fault %d: %s", r.total(), kind)
+}
+
+func (r *report) total() int {
+	n := 0
+	for _, c := range r.faults {
+		n += c
+	}
+	return n
+}
+
+// faultCount returns how many faults were injected.
+func (r *report) faultCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.total()
+}
+
+// emit logs the result as one line and appends it to $HANDOFF_CHAOS_REPORT.
+func (r *report) emit(res result) {
+	r.mu.Lock()
+	res.Scenario, res.Form = r.t.Name(), form()
+	res.FaultKinds = map[string]int{}
+	for k, v := range r.faults {
+		res.FaultKinds[k] = v
+	}
+	res.Faults = r.total()
+	r.mu.Unlock()
+	res.Seconds = time.Since(r.start).Round(100 * time.Millisecond).Seconds()
+	b, err := json.Marshal(res)
+	if err != nil {
+		r.t.Errorf("report: %v", err)
+		return
+	}
+	r.t.Log(resultPrefix + string(b))
+	if path := os.Getenv(ReportEnv); path != "" {
+		appendLine(r.t, path, b)
+	}
+}
+
+var reportFileMu sync.Mutex
+
+func appendLine(t *testing.T, path string, b []byte) {
+	reportFileMu.Lock()
+	defer reportFileMu.Unlock()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Errorf("report file: %v", err)
+		return
+	}
+	defer f.Close()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		t.Errorf("report file: %v", err)
+	}
+}
+
+// sortedKeys lists a map's keys in order, for messages.
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
