@@ -67,6 +67,7 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 			info, err = sw.Close()
 			return err
 		})
+		rollup.Recycle(rows)
 		if err != nil {
 			return protocol.ConsumeResult{}, fmt.Errorf("write staging file %s: %w", res.StagingKey, err)
 		}

@@ -23,6 +23,7 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 		keys:      map[string]keyInfo{},
 		discover:  ds.Discovers(),
 		interned:  map[string]string{},
+		rollup:    ds.GranularitySpec.RollupOn(),
 	}
 	if err := p.checkSchema(ds); err != nil {
 		return nil, err

@@ -49,6 +49,8 @@ type Parser struct {
 	badUTF8  bool
 	rows     []domain.Row
 	interned map[string]string
+	rollup   bool           // rows of equal time and dimensions combine
+	slab     []domain.Value // cells for the next rows (rollup off)
 }
 
 // keyInfo is what a top-level field feeds: a slot read by a source (-1:

@@ -142,7 +142,7 @@ func (p *Parser) finishRow(now time.Time) (*RejectedError, error) {
 	if p.discover {
 		nd = p.lastDim
 	}
-	vals := make([]domain.Value, nd+len(p.metrics))
+	vals := p.values(nd + len(p.metrics))
 	row := domain.Row{Time: ms, Dims: vals[:nd:nd], Metrics: vals[nd:]}
 	if err := p.dimensions(row.Dims); err != nil {
 		return nil, err
@@ -160,6 +160,27 @@ func (p *Parser) finishRow(now time.Time) (*RejectedError, error) {
 	}
 	p.rows = append(p.rows, row)
 	return p.reject(ms, now, row.Dims), nil
+}
+
+// slabRows is how many rows' values one allocation holds when rows are
+// kept whole (rollup off).
+const slabRows = 512
+
+// values returns n zero cells for one row's dimensions and metrics. With
+// rollup off every row is kept until its chunk is written, so cells come
+// from a shared slab, one allocation per slabRows rows; with rollup on
+// most rows fold into others and are dropped, and a slab would keep them
+// alive, so each row gets its own.
+func (p *Parser) values(n int) []domain.Value {
+	if p.rollup {
+		return make([]domain.Value, n)
+	}
+	if len(p.slab) < n {
+		p.slab = make([]domain.Value, n*slabRows)
+	}
+	v := p.slab[:n:n]
+	p.slab = p.slab[n:]
+	return v
 }
 
 func (p *Parser) dimensions(dims []domain.Value) error {

@@ -7,6 +7,7 @@ package rollup
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"handoff/internal/aggregate"
@@ -48,8 +49,22 @@ func New(metrics []domain.MetricSpec, rollup bool) *Buffer {
 	return b
 }
 
+// rowSlices keeps the rows slices of written chunks for the next chunks:
+// growing a fresh one to 150,000 rows costs more than filling it.
+var rowSlices sync.Pool // *[]domain.Row, empty
+
+// Recycle hands back a slice Rows returned, once nothing reads its rows.
+func Recycle(rows []domain.Row) {
+	clear(rows) // drop the references to the rows' arrays and strings
+	rows = rows[:0]
+	rowSlices.Put(&rows)
+}
+
 func (b *Buffer) reset() {
 	b.rows, b.content = nil, 0
+	if p, ok := rowSlices.Get().(*[]domain.Row); ok {
+		b.rows = *p
+	}
 	if b.rollup {
 		b.index = map[string]int{}
 		b.sketches = map[cell]*aggregate.Sketch{}
@@ -144,9 +159,11 @@ func (b *Buffer) Len() int { return len(b.rows) }
 
 // Bytes estimates the heap the buffer holds: rows, their arrays and
 // strings, rollup keys and decoded sketches. It is for maxBytesInMemory,
-// not exact accounting.
+// not exact accounting. Row headers count by length, not capacity: a
+// recycled slice (see Recycle) is already as large as earlier chunks made
+// it, and that is the worker's memory, not this chunk's.
 func (b *Buffer) Bytes() int64 {
-	return rowBytes*int64(cap(b.rows)) + b.content
+	return rowBytes*int64(len(b.rows)) + b.content
 }
 
 // Rows returns the held rows sorted by domain.CompareRows over dims (the
