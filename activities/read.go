@@ -88,7 +88,7 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p int32, dead
 			if ctx.Err() != nil {
 				return nil
 			}
-			return err
+			return a.outOfRange(ctx, c.in, p, offset, err) // activities/outofrange.go; other errors unchanged
 		}
 		if len(res.Records) > 0 {
 			anyRead.Do(func() { close(gotData) })

@@ -21,6 +21,12 @@ const (
 	// ErrParseExceptionsExceeded: a group met more unparseable rows than
 	// tuningConfig.maxParseExceptions allows.
 	ErrParseExceptionsExceeded = "ParseExceptionsExceeded"
+	// ErrOffsetOutOfRange: a group's next offset is no longer in its
+	// partition (expired, or the topic was recreated). The group fails;
+	// with ioConfig.resetOffsetAutomatically the supervisor resets the
+	// partition and restarts it, else it stays failing until a reset. Its
+	// details are an OutOfRange.
+	ErrOffsetOutOfRange = "OffsetOutOfRange"
 	// ErrMessageTooLarge: a message is larger than
 	// tuningConfig.maxMessageBytes.
 	ErrMessageTooLarge = "MessageTooLarge"

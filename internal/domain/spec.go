@@ -79,6 +79,14 @@ type IOConfig struct {
 	// UseEarliestOffset starts partitions with no stored offset at their
 	// earliest offset instead of their latest. Default false.
 	UseEarliestOffset bool `json:"useEarliestOffset,omitempty"`
+	// ResetOffsetAutomatically: when a group's next offset is no longer in
+	// its partition (records expired by retention, or the topic deleted and
+	// recreated), the supervisor resets that partition's stored offset to
+	// the earliest offset if useEarliestOffset, else the latest, and goes
+	// on, recording the reset and the offsets it skipped in its status.
+	// Off, the group fails with an OffsetOutOfRange error until someone
+	// runs `starter reset`. Default false, as in Druid.
+	ResetOffsetAutomatically bool `json:"resetOffsetAutomatically,omitempty"`
 	// Period is how often the supervisor rediscovers partitions and checks
 	// its groups. Default 30s.
 	Period Duration `json:"period,omitempty"`
