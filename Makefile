@@ -9,7 +9,7 @@ TEMPORAL := $(TOOLS_BIN)/temporal
 # Temporal dev server.
 export HANDOFF_TEMPORAL_BIN := $(TEMPORAL)
 
-.PHONY: tools build test test-ui dev vet bench fuzz
+.PHONY: tools build test test-ui dev vet bench fuzz chaos
 
 tools: $(TEMPORAL)
 
@@ -40,6 +40,18 @@ bench: tools build
 
 dev: tools build
 	.dev/bin/devstack
+
+# The long form of the fault-injection suite (e2e/chaos; `make test` runs
+# its short form): workers SIGKILLed, Postgres, Temporal and Kafka stopped
+# or cut off while events are produced, every event counted. Each scenario
+# prints a CHAOS-RESULT line and appends it, as JSON, to CHAOS_REPORT.
+CHAOS_REPORT ?= .dev/chaos-report.jsonl
+
+chaos: tools
+	mkdir -p $(dir $(abspath $(CHAOS_REPORT)))
+	rm -f $(abspath $(CHAOS_REPORT))
+	HANDOFF_CHAOS=long HANDOFF_CHAOS_REPORT=$(abspath $(CHAOS_REPORT)) \
+		go test -count=1 -v -parallel 2 -timeout 60m ./e2e/chaos
 
 vet:
 	go vet ./...
