@@ -24,7 +24,7 @@ import (
 type Activities struct {
 	Kafka    *kafka.Client
 	Store    *pgstore.Store
-	Deep     *storage.Local // published segments
+	Deep     storage.Store  // published segments: only Put and URI are used
 	Staging  *storage.Local // chunks of open sequences
 	Temporal client.Client
 	Log      *slog.Logger

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"handoff/internal/redact"
+	"handoff/internal/storage"
 	"handoff/internal/workload"
 )
 
@@ -27,9 +28,17 @@ type Config struct {
 	TemporalNamespace string
 	// KafkaBrokers are the bootstrap brokers (KAFKA_BROKERS, comma-separated). Default localhost:9092.
 	KafkaBrokers []string
-	// DeepStorage is the directory published segments go to (HANDOFF_DEEP_STORAGE). Default ./data/deep.
+	// DeepStorage is where published segments go (HANDOFF_DEEP_STORAGE):
+	// a directory, a file:///abs/path URI, or s3://bucket/prefix on an
+	// S3-compatible store reached as S3 says. Default ./data/deep.
 	DeepStorage string
-	// StagingDir is the directory of open sequences' chunks (HANDOFF_STAGING_DIR). Default ./data/staging.
+	// S3 reaches the object store of an s3:// DeepStorage: endpoint,
+	// region and credentials from HANDOFF_S3_ENDPOINT, AWS_REGION,
+	// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN
+	// (storage.S3ConfigFromEnv). Logged without its secrets.
+	S3 storage.S3Config
+	// StagingDir is the local directory of open sequences' chunks
+	// (HANDOFF_STAGING_DIR). Default ./data/staging.
 	StagingDir string
 	// HTTPAddr serves /healthz, /readyz, /metrics and /status
 	// (HANDOFF_HTTP_ADDR). Default 127.0.0.1:8081 (DefaultHTTPAddr): this
@@ -82,7 +91,7 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&c.TemporalAddress, "temporal-address", envOr("TEMPORAL_ADDRESS", "localhost:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
 	fs.StringVar(&c.TemporalNamespace, "temporal-namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	fs.StringVar(&brokers, "kafka-brokers", envOr("KAFKA_BROKERS", "localhost:9092"), "comma-separated Kafka bootstrap brokers (env KAFKA_BROKERS)")
-	fs.StringVar(&c.DeepStorage, "deep-storage", envOr("HANDOFF_DEEP_STORAGE", "./data/deep"), "directory for published segments (env HANDOFF_DEEP_STORAGE)")
+	fs.StringVar(&c.DeepStorage, "deep-storage", envOr("HANDOFF_DEEP_STORAGE", "./data/deep"), "published segments: a directory, file:///abs/path or s3://bucket/prefix (env HANDOFF_DEEP_STORAGE; S3 from HANDOFF_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN)")
 	fs.StringVar(&c.StagingDir, "staging-dir", envOr("HANDOFF_STAGING_DIR", "./data/staging"), "directory for staging chunks (env HANDOFF_STAGING_DIR)")
 	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", DefaultHTTPAddr), "address of the health, metrics and status server; :8081 serves every interface (env HANDOFF_HTTP_ADDR)")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("HANDOFF_LOG_LEVEL", "info"), "debug, info, warn or error (env HANDOFF_LOG_LEVEL)")
@@ -97,6 +106,7 @@ func ParseConfig(args []string) (Config, error) {
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
+	c.S3 = storage.S3ConfigFromEnv(os.Getenv)
 	for _, b := range strings.Split(brokers, ",") {
 		if b = strings.TrimSpace(b); b != "" {
 			c.KafkaBrokers = append(c.KafkaBrokers, b)
@@ -186,6 +196,12 @@ func (c Config) Validate() error {
 	if c.DeepStorage == "" || c.StagingDir == "" {
 		errs = append(errs, errors.New("deep storage and staging directories must be set"))
 	}
+	if err := checkDeepStorage(c.DeepStorage); err != nil {
+		errs = append(errs, err)
+	}
+	if strings.Contains(c.StagingDir, "://") {
+		errs = append(errs, fmt.Errorf("staging dir %q: want a local directory (staging files are read back by path), not a URI", redact.Userinfo(c.StagingDir)))
+	}
 	if _, err := c.level(); err != nil {
 		errs = append(errs, err)
 	}
@@ -237,6 +253,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("temporalNamespace", c.TemporalNamespace),
 		slog.Any("kafkaBrokers", shownBrokers(c.KafkaBrokers)),
 		slog.String("deepStorage", c.DeepStorage),
+		slog.Any("s3", c.S3),
 		slog.String("stagingDir", c.StagingDir),
 		slog.String("httpAddr", c.HTTPAddr),
 		slog.String("logLevel", c.LogLevel),
@@ -258,7 +275,7 @@ func (c Config) String() string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%s:%v", a.Key, a.Value)
+		fmt.Fprintf(&b, "%s:%v", a.Key, a.Value.Resolve()) // Resolve: an S3Config shows its LogValue
 	}
 	b.WriteByte('}')
 	return b.String()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -111,19 +112,26 @@ func newKafka(lc fx.Lifecycle, cfg Config) (*kafka.Client, error) {
 // stores holds deep storage and staging.
 type stores struct {
 	fx.Out
-	Deep    *storage.Local `name:"deep"`
-	Staging *storage.Local `name:"staging"`
+	Deep    storage.Store  `name:"deep"`
+	Staging *storage.Local `name:"staging"` // activities read chunks back by path
 }
 
-func newStorage(cfg Config) (stores, error) {
-	deep, err := storage.NewLocal(cfg.DeepStorage)
+// openDeepTimeout bounds opening deep storage: an s3:// store asks the
+// server whether its bucket exists.
+const openDeepTimeout = 30 * time.Second
+
+func newStorage(cfg Config, log *slog.Logger) (stores, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), openDeepTimeout)
+	defer cancel()
+	deep, err := storage.Open(ctx, cfg.DeepStorage, storage.WithS3(cfg.S3))
 	if err != nil {
-		return stores{}, fmt.Errorf("deep storage: %w", err)
+		return stores{}, fmt.Errorf("deep storage: %w", redact.Error(err))
 	}
 	staging, err := storage.NewLocal(cfg.StagingDir)
 	if err != nil {
 		return stores{}, fmt.Errorf("staging: %w", err)
 	}
+	log.Info("storage ready", "deep", deep.URI(""), "staging", staging.URI(""))
 	return stores{Deep: deep, Staging: staging}, nil
 }
 
@@ -158,7 +166,7 @@ type activityDeps struct {
 	fx.In
 	Kafka    *kafka.Client
 	Store    *pgstore.Store
-	Deep     *storage.Local `name:"deep"`
+	Deep     storage.Store  `name:"deep"`
 	Staging  *storage.Local `name:"staging"`
 	Temporal client.Client
 	Log      *slog.Logger

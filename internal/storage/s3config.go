@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -86,6 +87,21 @@ func (c S3Config) LogValue() slog.Value {
 		slog.String("credentials", creds),
 		slog.Int("partSize", c.partSize()),
 	)
+}
+
+// String shows what LogValue shows, so that printing the configuration
+// with fmt (%v, %+v) leaks no secret either.
+func (c S3Config) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, a := range c.LogValue().Group() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s:%v", a.Key, a.Value)
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 func (c S3Config) partSize() int {

@@ -65,3 +65,19 @@ func TestS3ConfigLogValueHidesSecrets(t *testing.T) {
 		}
 	}
 }
+
+func TestS3ConfigPrintsWithoutSecrets(t *testing.T) {
+	c := S3Config{Endpoint: "http://minio:9000", AccessKeyID: "key-id", SecretAccessKey: "the-secret-key", SessionToken: "the-session-token"}
+	for _, format := range []string{"%v", "%+v", "%s"} {
+		got := fmt.Sprintf(format, c)
+		if strings.Contains(got, "the-secret-key") || strings.Contains(got, "the-session-token") {
+			t.Errorf("%s shows a secret: %s", format, got)
+		}
+		if !strings.Contains(got, "key-id") || !strings.Contains(got, "http://minio:9000") {
+			t.Errorf("%s does not show the endpoint and key id: %s", format, got)
+		}
+	}
+	if got := fmt.Sprintf("%+v", struct{ S3 S3Config }{c}); strings.Contains(got, "the-secret-key") {
+		t.Errorf("a struct holding the config shows its secret: %s", got)
+	}
+}

@@ -1,6 +1,7 @@
 // Package storage is deep storage: the durable home of published segment
-// files, addressed by "/"-separated keys. Local keeps them on disk; an S3
-// store can implement the same interface.
+// files, addressed by "/"-separated keys. Local keeps them on disk; S3 keeps
+// them in an S3-compatible bucket (AWS S3, MinIO). Open picks one from a
+// URI: a path or file:// for Local, s3://bucket/prefix for S3.
 package storage
 
 import (
@@ -16,8 +17,10 @@ var ErrNotFound = errors.New("not found")
 
 // Store is a flat namespace of immutable-looking files.
 type Store interface {
-	// Put atomically writes the file at key (temp + rename); a reader never
-	// sees a partial file. If write fails, nothing is left behind.
+	// Put atomically writes the file at key: a reader never sees a partial
+	// file (Local writes a temp file and renames it; S3 completes an upload
+	// only once the whole stream is stored). If write fails, the previous
+	// file (or none) stays and nothing else is left behind.
 	Put(ctx context.Context, key string, write func(w io.Writer) error) error
 	// Open returns the file at key; errors.Is(err, ErrNotFound) when missing.
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
