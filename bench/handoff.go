@@ -49,7 +49,7 @@ func runHandoff(ctx context.Context, s *stack, o options, tc client.Client) (han
 		return res, err
 	}
 	defer pool.Close()
-	w, err := startWorker(ctx, s, o.workerBin, dbURL, filepath.Join(s.dir, "handoff"), "")
+	w, err := startWorker(ctx, s, o, dbURL, filepath.Join(s.dir, "handoff"), "")
 	if err != nil {
 		return res, err
 	}

@@ -32,6 +32,7 @@ type options struct {
 	jsonPath    string
 	cpuProfile  string
 	workerBin   string
+	memLimit    string
 	temporalBin string
 	workDir     string
 }
@@ -49,6 +50,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.jsonPath, "json", "bench-result.json", "file to write the results to as JSON")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "have the worker write a CPU profile per variant to this path prefix (e.g. cpu: cpu-rollup-off.pprof)")
 	fs.StringVar(&o.workerBin, "worker", ".dev/bin/worker", "worker binary (make build)")
+	fs.StringVar(&o.memLimit, "worker-memory-limit", "256MiB", "the worker's GOMEMLIMIT, which its consume push-back also measures against (\"\": none)")
 	fs.StringVar(&o.temporalBin, "temporal", "", "temporal CLI for the dev server (default: $HANDOFF_TEMPORAL_BIN or .tools/bin/temporal)")
 	fs.StringVar(&o.workDir, "dir", "", "directory for the run's data (default: a new temp dir, removed at the end)")
 	if err := fs.Parse(args); err != nil {

@@ -85,7 +85,7 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, name
 	if o.cpuProfile != "" {
 		profile, _ = filepath.Abs(o.cpuProfile + "-" + name + ".pprof")
 	}
-	w, err := startWorker(ctx, s, o.workerBin, dbURL, dir, profile)
+	w, err := startWorker(ctx, s, o, dbURL, dir, profile)
 	if err != nil {
 		return res, err
 	}

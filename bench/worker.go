@@ -26,7 +26,7 @@ type workerProc struct {
 
 // startWorker runs bin against the stack with its own database, deep
 // storage and staging directory under dir, and waits until it is ready.
-func startWorker(ctx context.Context, s *stack, bin, dbURL, dir, cpuProfile string) (*workerProc, error) {
+func startWorker(ctx context.Context, s *stack, o options, dbURL, dir, cpuProfile string) (*workerProc, error) {
 	for _, d := range []string{"deep", "staging"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, err
@@ -41,7 +41,7 @@ func startWorker(ctx context.Context, s *stack, bin, dbURL, dir, cpuProfile stri
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin)
+	cmd := exec.Command(o.workerBin)
 	cmd.Env = append(os.Environ(),
 		"DATABASE_URL="+dbURL,
 		"TEMPORAL_ADDRESS="+s.temporal,
@@ -53,11 +53,14 @@ func startWorker(ctx context.Context, s *stack, bin, dbURL, dir, cpuProfile stri
 		"HANDOFF_LOG_LEVEL=warn",
 		"HANDOFF_CPU_PROFILE="+cpuProfile,
 	)
+	if o.memLimit != "" {
+		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+o.memLimit)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		log.Close()
-		return nil, fmt.Errorf("start worker %s: %w (run `make build`)", bin, err)
+		return nil, fmt.Errorf("start worker %s: %w (run `make build`)", o.workerBin, err)
 	}
 	w := &workerProc{cmd: cmd, logPath: logPath, done: make(chan struct{})}
 	go func() { w.err = cmd.Wait(); log.Close(); close(w.done) }()
