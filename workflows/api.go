@@ -162,6 +162,9 @@ type SupervisorStatus struct {
 	Read         ReadTotals      `json:"read"`
 	Published    PublishTotals   `json:"published"`
 	RecentErrors []ErrorRecord   `json:"recentErrors"`
+	// OffsetResets are the latest automatic resets of out-of-range
+	// offsets (ioConfig.resetOffsetAutomatically), oldest first.
+	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`
 }
 
 // GroupStatus describes one task group.
@@ -175,6 +178,9 @@ type GroupStatus struct {
 	Sequences []SequenceStatus `json:"sequences"`
 	Running   bool             `json:"running"`
 	Failures  int              `json:"failures"`
+	// OutOfRange: the group stopped on an offset its partition no longer
+	// holds; its Error() says what to run.
+	OutOfRange *domain.OutOfRange `json:"outOfRange,omitempty"`
 }
 
 // ReadTotals counts what the groups have read.

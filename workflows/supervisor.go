@@ -30,6 +30,7 @@ type supervisorSignals struct {
 	checkpoint, stop, suspend, resume      workflow.ReceiveChannel
 	request, declined, published, finished workflow.ReceiveChannel
 	progress                               workflow.ReceiveChannel
+	outOfRange                             workflow.ReceiveChannel // supervisor_outofrange.go
 }
 
 // SupervisorWorkflow runs one ingestion spec. It is the checkpoint
@@ -66,6 +67,7 @@ func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
 		published:  workflow.GetSignalChannel(ctx, SignalSequencePublished),
 		finished:   workflow.GetSignalChannel(ctx, SignalGroupFinished),
 		progress:   workflow.GetSignalChannel(ctx, SignalProgress),
+		outOfRange: workflow.GetSignalChannel(ctx, SignalOffsetOutOfRange),
 	}
 	for {
 		s.reconcile(ctx)
@@ -185,6 +187,11 @@ func (s *supervisor) addSignals(ctx workflow.Context, sel workflow.Selector, sig
 		var m GroupProgress
 		c.Receive(ctx, &m)
 		s.onProgress(ctx, m)
+	})
+	sel.AddReceive(sig.outOfRange, func(c workflow.ReceiveChannel, _ bool) {
+		var m OffsetOutOfRangeReport
+		c.Receive(ctx, &m)
+		s.onOffsetOutOfRange(ctx, m)
 	})
 }
 

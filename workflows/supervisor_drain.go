@@ -62,6 +62,9 @@ func (s *supervisor) updateState(ctx workflow.Context) {
 		state, detail = StateStopping, "SUSPENDING"
 	case s.c.PendingSpec != nil:
 		state, detail = StateRunning, "APPLYING_SPEC"
+	case s.outOfRangeGroups() > 0:
+		// Retrying cannot fix it: say so at once (supervisor_outofrange.go).
+		state, detail = StateUnhealthyTasks, DetailOffsetOutOfRange
 	case s.failingGroups() > 0:
 		state, detail = StateUnhealthyTasks, fmt.Sprintf("%d group(s) failed %d times in a row", s.failingGroups(), unhealthyAfterFailures)
 	case s.idle(ctx):

@@ -62,7 +62,7 @@ func (s *supervisor) updateReset(ctx workflow.Context, r ResetRequest) (ResetRes
 				dropped++
 			}
 		}
-		rec.Sequences, rec.SequenceRows = nil, nil
+		rec.Sequences, rec.SequenceRows, rec.OutOfRange = nil, nil, nil
 		if rec.Running {
 			// Ended on purpose: not a failure, and restarted without back-off.
 			rec.Running, rec.StopSent, rec.RollingTo = false, false, 0

@@ -119,7 +119,7 @@ func (s *supervisor) onSequencePublished(ctx workflow.Context, m SequencePublish
 		return // already counted
 	}
 	delete(rec.SequenceRows, m.SequenceID)
-	rec.Failures = 0
+	rec.Failures, rec.OutOfRange = 0, nil
 	if s.c.Committed == nil {
 		s.c.Committed = domain.Offsets{}
 	}

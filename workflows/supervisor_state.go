@@ -39,6 +39,9 @@ type SupervisorCarry struct {
 	Read          ReadTotals           `json:"read"`
 	IdleSince     time.Time            `json:"idleSince,omitempty"`
 	RecentErrors  []ErrorRecord        `json:"recentErrors"`
+	// OffsetResets are the latest automatic resets of offsets that were
+	// out of range (at most maxOffsetResets).
+	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`
 }
 
 // groupRecord is what the supervisor knows of one task group. Its
@@ -57,6 +60,10 @@ type groupRecord struct {
 	Finished       bool              `json:"finished,omitempty"` // completed after a stop
 	Failures       int               `json:"failures,omitempty"` // in a row
 	RetryAt        time.Time         `json:"retryAt,omitempty"`
+	// OutOfRange: the group failed on an offset its partition no longer
+	// holds, and nothing resets it by itself (resetOffsetAutomatically is
+	// off). Cleared by a reset or the group's next publish.
+	OutOfRange *domain.OutOfRange `json:"outOfRange,omitempty"`
 }
 
 // groupPartitions splits partitions over taskCount groups (p % taskCount);

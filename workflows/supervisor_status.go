@@ -20,6 +20,7 @@ func (s *supervisor) status() SupervisorStatus {
 		Committed:  s.c.Committed.Clone(), Current: s.c.Current.Clone(), Latest: s.c.Latest.Clone(),
 		PartitionLag: s.partitionLag(), Read: s.c.Read,
 		Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
+		OffsetResets: slices.Clone(s.c.OffsetResets),
 	}
 	for _, l := range st.PartitionLag {
 		st.Lag += l
@@ -29,6 +30,7 @@ func (s *supervisor) status() SupervisorStatus {
 		gs := GroupStatus{
 			Group: g, WorkflowID: TaskGroupWorkflowID(s.spec.ID, g), Generation: rec.Generation,
 			Partitions: rec.Partitions, Running: rec.Running, Failures: rec.Failures,
+			OutOfRange: rec.OutOfRange,
 		}
 		for _, q := range rec.Sequences {
 			gs.Sequences = append(gs.Sequences, SequenceStatus{Sequence: q, Rows: rec.SequenceRows[q.ID]})

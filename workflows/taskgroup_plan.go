@@ -138,6 +138,7 @@ func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
 	g.consuming = nil
 	var res protocol.ConsumeResult
 	if err := f.Get(ctx, &res); err != nil {
+		g.reportOutOfRange(ctx, err) // taskgroup_outofrange.go
 		g.err = fmt.Errorf("consume group %d: %w", g.in.Group, err)
 		return
 	}

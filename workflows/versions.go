@@ -16,4 +16,11 @@ const (
 	// checkpoint at once instead of one delivery after another.
 	parallelCheckpointChange                   = "parallel-checkpoint-signals"
 	parallelCheckpointVersion workflow.Version = 1
+
+	// outOfRangeChange: a task group whose consume failed with
+	// OffsetOutOfRange tells its supervisor (SignalOffsetOutOfRange) before
+	// it fails; the supervisor records it and, with
+	// ioConfig.resetOffsetAutomatically, resets the partition.
+	outOfRangeChange                   = "offset-out-of-range"
+	outOfRangeVersion workflow.Version = 1
 )
