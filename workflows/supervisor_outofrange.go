@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/workflow"
+
+	"handoff/internal/domain"
 )
 
 // maxOffsetResets bounds the automatic resets a supervisor keeps.
@@ -50,7 +52,7 @@ func (s *supervisor) onOffsetOutOfRange(ctx workflow.Context, m OffsetOutOfRange
 	o.AutoReset, o.UseEarliest = s.spec.IOConfig.ResetOffsetAutomatically, s.spec.IOConfig.UseEarliestOffset
 	if !o.AutoReset {
 		rec.OutOfRange = &o
-		s.recordError(ctx, fmt.Sprintf("group %d (generation %d) stopped: %s", m.Group, m.Generation, o.Error()))
+		s.recordError(ctx, fmt.Sprintf("group %d (generation %d) stopped: %s: %s", m.Group, m.Generation, domain.ErrOffsetOutOfRange, o.Error()))
 		s.poke() // show UNHEALTHY_TASKS now
 		return
 	}
