@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"handoff/internal/kafka"
+	"handoff/internal/secure"
 	"handoff/internal/storage"
 	"handoff/internal/testenv"
 )
@@ -24,25 +26,41 @@ import (
 // and starter/cli (bindEnv(flags, flag, env)).
 var envCalls = map[string]int{"os.Getenv": 0, "os.LookupEnv": 0, "envOr": 0, "bindEnv": 2}
 
+// envReaders are the functions of our packages that read a list of
+// variables through the getenv they are given: a package that calls one
+// reads its list.
+var envReaders = map[string][]string{
+	"storage.S3ConfigFromEnv": storage.S3EnvNames,
+	"kafka.SecurityFromEnv":   kafka.SecurityEnvNames,
+	"secure.TemporalFromEnv":  secure.TemporalEnvNames,
+}
+
 // workerEnv is every environment variable the worker reads: the names its
-// Go files (tests excluded) pass to envCalls, plus storage.S3EnvNames once
-// the worker reads those through storage.S3ConfigFromEnv.
+// Go files (tests excluded) pass to envCalls, plus the lists of the
+// envReaders it calls.
 func workerEnv(t *testing.T) map[string]bool {
 	t.Helper()
-	pkg := parseDir(t, filepath.Join(repoRoot(t), "worker"))
-	names := pkg.envReads(t)
-	if pkg.uses("storage", "S3ConfigFromEnv") {
-		for _, n := range storage.S3EnvNames {
-			names[n] = true
-		}
-	}
-	return names
+	return parseDir(t, filepath.Join(repoRoot(t), "worker")).allEnvReads(t)
 }
 
 // starterEnv is every environment variable the starter CLI reads.
 func starterEnv(t *testing.T) map[string]bool {
 	t.Helper()
-	return parseDir(t, filepath.Join(repoRoot(t), "starter", "cli")).envReads(t)
+	return parseDir(t, filepath.Join(repoRoot(t), "starter", "cli")).allEnvReads(t)
+}
+
+func (p goPackage) allEnvReads(t *testing.T) map[string]bool {
+	t.Helper()
+	names := p.envReads(t)
+	for fn, list := range envReaders {
+		pkg, name, _ := strings.Cut(fn, ".")
+		if p.uses(pkg, name) {
+			for _, n := range list {
+				names[n] = true
+			}
+		}
+	}
+	return names
 }
 
 func repoRoot(t *testing.T) string {
@@ -179,6 +197,11 @@ func TestEnvReadsFindsWhatTheCodeReads(t *testing.T) {
 			t.Errorf("worker env %q lacks %s", sortedKeys(worker), want)
 		}
 	}
+	for _, want := range []string{"AWS_SECRET_ACCESS_KEY", "KAFKA_SASL_PASSWORD", "KAFKA_TLS_CA_FILE", "TEMPORAL_API_KEY", "TEMPORAL_TLS_CLIENT_CERT_PATH"} {
+		if !worker[want] {
+			t.Errorf("worker env %q lacks %s", sortedKeys(worker), want)
+		}
+	}
 	starter := starterEnv(t)
 	for _, want := range []string{"TEMPORAL_ADDRESS", "TEMPORAL_UI_URL", "KAFKA_BROKERS", "DATABASE_URL"} {
 		if !starter[want] {
@@ -223,5 +246,8 @@ func main() {
 	}
 	if !p.uses("storage", "S3ConfigFromEnv") || p.uses("storage", "NewS3") {
 		t.Error("uses does not tell which storage functions the package calls")
+	}
+	if all := p.allEnvReads(t); !all["AWS_SECRET_ACCESS_KEY"] || !all["X_OR"] || all["KAFKA_SASL_PASSWORD"] || all["TEMPORAL_API_KEY"] {
+		t.Errorf("allEnvReads = %q: want the S3 names and X_*, not the Kafka or Temporal security names", sortedKeys(all))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"handoff/internal/redact"
+	"handoff/internal/secure"
 	"handoff/internal/storage"
 	"handoff/internal/workload"
 )
@@ -64,6 +65,9 @@ type Config struct {
 	// fraction of MemoryLimit, in (0, 1] (HANDOFF_PUSHBACK_FRACTION).
 	// Default 0.8.
 	PushBackFraction float64
+	// Security holds Kafka's TLS and SASL and Temporal's TLS and API key,
+	// from the environment (see Security). Logged without secrets.
+	Security Security
 	// ShutdownGrace is how long stopping waits for running activities to
 	// finish before cancelling them: the Temporal worker's
 	// WorkerStopTimeout (HANDOFF_SHUTDOWN_GRACE). Default 30s.
@@ -107,12 +111,13 @@ func ParseConfig(args []string) (Config, error) {
 		return Config{}, err
 	}
 	c.S3 = storage.S3ConfigFromEnv(os.Getenv)
+	var errs []error
+	c.Security, errs = securityFromEnv()
 	for _, b := range strings.Split(brokers, ",") {
 		if b = strings.TrimSpace(b); b != "" {
 			c.KafkaBrokers = append(c.KafkaBrokers, b)
 		}
 	}
-	var errs []error
 	parse := func(name, s string, set func(string) error) {
 		if err := set(strings.TrimSpace(s)); err != nil {
 			errs = append(errs, fmt.Errorf("%s %q: %w", name, s, err))
@@ -263,6 +268,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int64("memoryLimit", c.MemoryLimit),
 		slog.Float64("pushBackFraction", c.PushBackFraction),
 		slog.Duration("shutdownGrace", c.ShutdownGrace),
+		slog.Any("security", c.Security),
 	)
 }
 
@@ -275,7 +281,7 @@ func (c Config) String() string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%s:%v", a.Key, a.Value.Resolve()) // Resolve: an S3Config shows its LogValue
+		fmt.Fprintf(&b, "%s:%s", a.Key, secure.GroupString(a.Value)) // resolved: S3Config and Security show their LogValue
 	}
 	b.WriteByte('}')
 	return b.String()

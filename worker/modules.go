@@ -101,7 +101,7 @@ func newPostgres(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*pgstore.Store,
 // newKafka's fetch connections close when the worker stops, after the
 // Temporal worker (started later, so stopped earlier) let activities end.
 func newKafka(lc fx.Lifecycle, cfg Config) (*kafka.Client, error) {
-	c, err := kafka.New(cfg.KafkaBrokers)
+	c, err := kafka.New(cfg.KafkaBrokers, kafka.WithSecurity(cfg.Security.Kafka))
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +138,13 @@ func newStorage(cfg Config, log *slog.Logger) (stores, error) {
 // newTemporalClient creates a lazy client and checks the server at start.
 // The SDK logs through log and reports its metrics on the worker's registry.
 func newTemporalClient(lc fx.Lifecycle, cfg Config, log *slog.Logger, m *metrics.Metrics) (client.Client, error) {
-	c, err := client.NewLazyClient(client.Options{
-		HostPort: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace,
-		Logger:         tlog.NewStructuredLogger(log),
-		MetricsHandler: m.TemporalHandler(),
-	})
+	opts, err := cfg.temporalOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts.Logger = tlog.NewStructuredLogger(log)
+	opts.MetricsHandler = m.TemporalHandler()
+	c, err := client.NewLazyClient(opts)
 	if err != nil {
 		return nil, fmt.Errorf("temporal client for %s: %w", cfg.TemporalAddress, err)
 	}

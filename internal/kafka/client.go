@@ -20,20 +20,39 @@ type Client struct {
 	c         *kafkago.Client
 	transport *kafkago.Transport
 	conns     *leaderConns // fetches read off these
+	auth      auth         // explains connection errors
 }
 
-// New returns a client for the given bootstrap brokers ("host:port").
-func New(brokers []string) (*Client, error) {
+// Option configures New.
+type Option func(*Security)
+
+// WithSecurity connects with TLS and SASL as sec says; without it the
+// client speaks plaintext without authentication.
+func WithSecurity(sec Security) Option { return func(s *Security) { *s = sec } }
+
+// New returns a client for the given bootstrap brokers ("host:port"). It
+// reads the TLS files now, so a missing or malformed one fails here; it
+// makes no connection.
+func New(brokers []string, opts ...Option) (*Client, error) {
 	if len(brokers) == 0 {
 		return nil, errors.New("kafka: no brokers given")
 	}
+	var sec Security
+	for _, o := range opts {
+		o(&sec)
+	}
+	tc, mech, err := sec.connection()
+	if err != nil {
+		return nil, err
+	}
 	// An own transport, so refresh drops only this client's metadata cache.
-	t := &kafkago.Transport{}
+	t := &kafkago.Transport{TLS: tc, SASL: mech}
 	return &Client{
 		brokers:   brokers,
 		c:         &kafkago.Client{Addr: kafkago.TCP(brokers...), Timeout: 30 * time.Second, Transport: t},
 		transport: t,
-		conns:     newLeaderConns(brokers),
+		conns:     newLeaderConns(brokers, tc, mech),
+		auth:      authOf(sec),
 	}, nil
 }
 
@@ -66,7 +85,7 @@ func (c *Client) Partitions(ctx context.Context, topic string) ([]int32, error) 
 func (c *Client) partitions(ctx context.Context, topic string) ([]int32, error) {
 	res, err := c.c.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
-		return nil, fmt.Errorf("metadata of topic %q from %s: %w", topic, strings.Join(c.brokers, ","), err)
+		return nil, fmt.Errorf("metadata of topic %q from %s: %w", topic, strings.Join(c.brokers, ","), c.auth.explain(err))
 	}
 	for _, t := range res.Topics {
 		if t.Name != topic {
@@ -100,7 +119,7 @@ func (c *Client) Bounds(ctx context.Context, topic string, partitions []int32) (
 	}
 	res, err := c.c.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{topic: reqs}})
 	if err != nil {
-		return nil, nil, fmt.Errorf("list offsets of topic %q: %w", topic, err)
+		return nil, nil, fmt.Errorf("list offsets of topic %q: %w", topic, c.auth.explain(err))
 	}
 	earliest, latest = map[int32]int64{}, map[int32]int64{}
 	for _, po := range res.Topics[topic] {
@@ -124,7 +143,7 @@ func (c *Client) Bounds(ctx context.Context, topic string, partitions []int32) (
 // Ping checks that a broker answers a metadata request.
 func (c *Client) Ping(ctx context.Context) error {
 	if _, err := c.c.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{}}); err != nil {
-		return fmt.Errorf("metadata from %s: %w", strings.Join(c.brokers, ","), err)
+		return fmt.Errorf("metadata from %s: %w", strings.Join(c.brokers, ","), c.auth.explain(err))
 	}
 	return nil
 }

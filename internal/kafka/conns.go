@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/sasl"
 )
 
 // partitionKey names one partition of one topic.
@@ -30,9 +32,11 @@ type leaderConns struct {
 	closed bool
 }
 
-func newLeaderConns(brokers []string) *leaderConns {
+// newLeaderConns dials with TLS when tc is set and authenticates with
+// mech when it is set.
+func newLeaderConns(brokers []string, tc *tls.Config, mech sasl.Mechanism) *leaderConns {
 	return &leaderConns{
-		dialer:  &kafkago.Dialer{Timeout: 10 * time.Second, ClientID: "handoff"},
+		dialer:  &kafkago.Dialer{Timeout: 10 * time.Second, ClientID: "handoff", TLS: tc, SASLMechanism: mech},
 		brokers: brokers,
 		idle:    map[partitionKey]*kafkago.Conn{},
 	}

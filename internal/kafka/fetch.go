@@ -65,7 +65,7 @@ func (c *Client) Fetch(ctx context.Context, topic string, partition int32, offse
 	case ctx.Err() != nil:
 		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, ctx.Err())
 	default:
-		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, err)
+		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, c.auth.explain(err))
 	}
 }
 

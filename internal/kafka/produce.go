@@ -51,7 +51,7 @@ func (c *Client) Produce(ctx context.Context, topic string, msgs []Message) erro
 		err = w.WriteMessages(ctx, out...)
 	}
 	if err != nil {
-		return fmt.Errorf("produce %d message(s) to %s: %w", len(msgs), topic, err)
+		return fmt.Errorf("produce %d message(s) to %s: %w", len(msgs), topic, c.auth.explain(err))
 	}
 	return nil
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+
+	"go.temporal.io/sdk/client"
+
+	"handoff/internal/kafka"
+	"handoff/internal/secure"
+)
+
+// Security is how the worker authenticates to Kafka and Temporal, from
+// the environment only (a password on the command line would show in ps):
+//
+//	KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE,
+//	KAFKA_TLS_SERVER_NAME, KAFKA_TLS_INSECURE_SKIP_VERIFY,
+//	KAFKA_SASL_MECHANISM (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512),
+//	KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD            (kafka.SecurityFromEnv)
+//	TEMPORAL_TLS, TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+//	TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH,
+//	TEMPORAL_TLS_SERVER_NAME, TEMPORAL_TLS_DISABLE_HOST_VERIFICATION,
+//	TEMPORAL_API_KEY                                    (secure.TemporalFromEnv)
+//
+// Postgres's TLS is DATABASE_URL's: sslmode, sslrootcert, sslcert, sslkey.
+type Security struct {
+	Kafka    kafka.Security
+	Temporal secure.Temporal
+}
+
+// securityFromEnv reads both; errors name the variables.
+func securityFromEnv() (Security, []error) {
+	var s Security
+	var errs []error
+	var err error
+	if s.Kafka, err = kafka.SecurityFromEnv(os.Getenv); err != nil {
+		errs = append(errs, err)
+	}
+	if s.Temporal, err = secure.TemporalFromEnv(os.Getenv); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		errs = s.check()
+	}
+	return s, errs
+}
+
+// check reads the TLS files now, so that a missing or malformed one stops
+// the worker before it starts, with an error naming the file.
+func (s Security) check() []error {
+	var errs []error
+	if _, err := s.Kafka.TLS.Config(); err != nil {
+		errs = append(errs, fmt.Errorf("kafka: %w", err))
+	}
+	if err := s.Temporal.Apply(&client.Options{}); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// LogValue shows file names, mechanisms and user names: no password, key
+// or API key.
+func (s Security) LogValue() slog.Value {
+	return slog.GroupValue(slog.Any("kafka", s.Kafka), slog.Any("temporal", s.Temporal))
+}
+
+// String shows what LogValue shows.
+func (s Security) String() string { return secure.GroupString(s.LogValue()) }
+
+// temporalOptions are the Temporal client's connection options: address,
+// namespace, TLS and credentials.
+func (c Config) temporalOptions() (client.Options, error) {
+	o := client.Options{HostPort: c.TemporalAddress, Namespace: c.TemporalNamespace}
+	if err := c.Security.Temporal.Apply(&o); err != nil {
+		return client.Options{}, err
+	}
+	return o, nil
+}
