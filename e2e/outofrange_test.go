@@ -65,6 +65,7 @@ func TestOutOfRangeRecreatedTopicWithoutAutoReset(t *testing.T) {
 	require.Equal(t, domain.Offsets{0: 0, 1: 0}, rr.Offsets)
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
+	s.recordHistories(spec)
 	s.requireExactlyOnce(spec, gen.RunID, before+after)
 }
 
@@ -105,6 +106,7 @@ func TestOutOfRangeRecreatedTopicWithAutoReset(t *testing.T) {
 	s.waitCaughtUp(spec)
 	require.Nil(t, s.status(spec).Groups[0].OutOfRange)
 	s.stopAndWait(spec, run)
+	s.recordHistories(spec)
 	s.requireExactlyOnce(spec, gen.RunID, before+after)
 }
 
