@@ -3,6 +3,7 @@ package activities_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -107,9 +108,18 @@ func TestPublishOfTwoMillionRowsStaysInBoundedMemory(t *testing.T) {
 				Metrics: []domain.Value{domain.LongValue(1), domain.LongValue(int64(n % 100))},
 			}
 		}
-		key := fmt.Sprintf("bounds/s0/chunk-%02d.parquet", c)
-		_, err := segment.WriteFile(acts.Staging.Path(key), schema, rows)
-		require.NoError(t, err)
+		key := fmt.Sprintf("bounds/s0/chunk-%02d.run", c)
+		require.NoError(t, acts.Staging.Put(context.Background(), key, func(w io.Writer) error {
+			rw, err := segment.NewRunWriter(w, schema)
+			if err != nil {
+				return err
+			}
+			if err := rw.Write(rows...); err != nil {
+				return err
+			}
+			_, err = rw.Close()
+			return err
+		}))
 		keys = append(keys, key)
 	}
 	runtime.GC()

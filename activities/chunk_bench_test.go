@@ -16,7 +16,7 @@ import (
 
 // BenchmarkConsumeChunk times what a Consume does per record once fetched:
 // parse 100,000 wiki events (5 dims, 2 metrics) into the rollup buffer,
-// sort, and write the staging chunk (Parquet, Snappy) — rollup off and on.
+// sort, and write the staging chunk (a run file) — rollup off and on.
 func BenchmarkConsumeChunk(b *testing.B) {
 	for _, rollupOn := range []bool{false, true} {
 		name := map[bool]string{false: "rollup-off", true: "rollup-on"}[rollupOn]
@@ -81,7 +81,7 @@ func benchConsumeChunk(b *testing.B, rollupOn bool) {
 			b.Fatalf("%d unparseable, %d thrown away", c.unparseable, c.thrownAway)
 		}
 		sorted := c.buf.Rows(parser.Schema().Dims)
-		w, err := segment.NewWriter(io.Discard, parser.Schema(), segment.Intermediate())
+		w, err := segment.NewRunWriter(io.Discard, parser.Schema())
 		if err != nil {
 			b.Fatal(err)
 		}

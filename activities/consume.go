@@ -57,7 +57,7 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 		res.StagingKey = stagingKey(in.Spec.ID, in.SequenceName, in.From)
 		var info segment.Info
 		err := a.Staging.Put(ctx, res.StagingKey, func(w io.Writer) error {
-			sw, err := segment.NewWriter(w, schema, segment.Intermediate())
+			sw, err := segment.NewRunWriter(w, schema)
 			if err != nil {
 				return err
 			}
@@ -88,5 +88,5 @@ func stagingKey(supervisorID, sequenceName string, from domain.Offsets) string {
 	for _, p := range from.Partitions() {
 		parts = append(parts, fmt.Sprintf("p%d-%d", p, from[p]))
 	}
-	return fmt.Sprintf("%s/%s/%s.parquet", supervisorID, sequenceName, strings.Join(parts, "_"))
+	return fmt.Sprintf("%s/%s/%s.run", supervisorID, sequenceName, strings.Join(parts, "_"))
 }

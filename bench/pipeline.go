@@ -168,11 +168,13 @@ func waitCommitted(ctx context.Context, tc client.Client, pool *pgxpool.Pool, sp
 			continue
 		}
 		lastCheck = time.Now()
-		st, err := supervisorStatus(ctx, tc, spec.ID)
+		// The groups' own positions: the supervisor hears them only once a
+		// period.
+		pos, err := groupPositions(ctx, tc, spec)
 		if err != nil {
 			continue // not started yet
 		}
-		if reached(st.Current, ends) {
+		if reached(pos, ends) {
 			if _, err := checkpoint(ctx, tc, spec.ID); err != nil {
 				return err
 			}

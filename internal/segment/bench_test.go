@@ -95,12 +95,12 @@ func BenchmarkMerge(b *testing.B) {
 	}
 }
 
-func BenchmarkWriteIntermediate(b *testing.B) {
+func BenchmarkWriteRun(b *testing.B) {
 	rows := makeRows(100_000, 1_700_000_000_000, 1)
 	var buf bytes.Buffer
 	write := func() Info {
 		buf.Reset()
-		w, err := NewWriter(&buf, benchSchema(), Intermediate())
+		w, err := NewRunWriter(&buf, benchSchema())
 		if err != nil {
 			b.Fatal(err)
 		}

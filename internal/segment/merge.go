@@ -104,7 +104,7 @@ func (m *merger) mergeToTemp(ctx context.Context, group []string) (string, error
 
 // toTemp writes the rows fill emits to a new temporary file in into's schema.
 func (m *merger) toTemp(fill func(emit func(domain.Row) error) error) (_ string, err error) {
-	f, err := os.CreateTemp(m.tmpDir, "segment-merge-*.parquet")
+	f, err := os.CreateTemp(m.tmpDir, "segment-merge-*.run")
 	if err != nil {
 		return "", fmt.Errorf("merge segments: %w", err)
 	}
@@ -117,7 +117,7 @@ func (m *merger) toTemp(fill func(emit func(domain.Row) error) error) (_ string,
 	}()
 	// Nothing outlives the merge, so no fsync.
 	bw := bufio.NewWriterSize(f, 256<<10)
-	w, err := NewWriter(bw, m.into, Intermediate())
+	w, err := NewRunWriter(bw, m.into)
 	if err != nil {
 		return "", err
 	}

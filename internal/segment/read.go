@@ -32,6 +32,7 @@ type Reader struct {
 	intern []interner          // one per file column after __time
 
 	batch []parquet.Row
+	run   *runDecoder  // set instead of pr for a run file
 	rows  []domain.Row // decoded batch; rows[next:] are still to return
 	next  int
 	eof   bool
@@ -50,6 +51,11 @@ func Open(path string) (*Reader, error) {
 // dimensions are the file's plus perhaps others (null here), and its
 // metrics are the file's.
 func open(path string, into *domain.Schema) (_ *Reader, err error) {
+	if run, err := isRun(path); err != nil {
+		return nil, err
+	} else if run {
+		return openRun(path, into)
+	}
 	pf, f, err := openParquet(path)
 	if err != nil {
 		return nil, err
@@ -176,6 +182,9 @@ func (r *Reader) Next() (domain.Row, bool, error) {
 // fill decodes the next batch into r.rows, leaving it empty at the end.
 func (r *Reader) fill() error {
 	r.rows, r.next = r.rows[:0], 0
+	if r.run != nil {
+		return r.fillRun()
+	}
 	for len(r.rows) == 0 && !r.eof {
 		n, err := r.pr.ReadRows(r.batch)
 		if n > 0 {
@@ -249,6 +258,9 @@ func (r *Reader) value(c int, v parquet.Value) domain.Value {
 
 // Close releases the file.
 func (r *Reader) Close() error {
+	if r.pr == nil { // a run
+		return r.f.Close()
+	}
 	return errors.Join(r.pr.Close(), r.f.Close())
 }
 

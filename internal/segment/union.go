@@ -43,6 +43,15 @@ func UnionSchema(paths []string) (domain.Schema, error) {
 
 // ReadSchema reads the schema from a file's footer.
 func ReadSchema(path string) (domain.Schema, error) {
+	if run, err := isRun(path); err != nil {
+		return domain.Schema{}, fmt.Errorf("read schema of segment %s: %w", path, err)
+	} else if run {
+		s, err := readRunFileSchema(path)
+		if err != nil {
+			return domain.Schema{}, fmt.Errorf("read schema of run %s: %w", path, err)
+		}
+		return s, nil
+	}
 	pf, f, err := openParquet(path)
 	if err != nil {
 		return domain.Schema{}, fmt.Errorf("read schema of segment %s: %w", path, err)

@@ -10,8 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 
 	"handoff/internal/domain"
 )
@@ -68,28 +66,9 @@ type Writer struct {
 	batch  []parquet.Row   // rows not yet handed to pw
 }
 
-// Option changes how a Writer encodes its file.
-type Option func(*writerConfig)
-
-type writerConfig struct {
-	codec compress.Codec
-}
-
-// Intermediate is for files read back once by this program and then
-// deleted (staging chunks, a merge's temporary runs): pages are compressed
-// with Snappy, several times cheaper to write and read than zstd and half
-// the ratio. Published segments keep zstd.
-func Intermediate() Option {
-	return func(c *writerConfig) { c.codec = &snappy.Codec{} }
-}
-
 // NewWriter starts a file with schema on w. Nothing is written before the
 // first row group is flushed or the Writer is closed.
-func NewWriter(w io.Writer, schema domain.Schema, opts ...Option) (*Writer, error) {
-	cfg := writerConfig{codec: codec}
-	for _, o := range opts {
-		o(&cfg)
-	}
+func NewWriter(w io.Writer, schema domain.Schema) (*Writer, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
@@ -99,7 +78,7 @@ func NewWriter(w io.Writer, schema domain.Schema, opts ...Option) (*Writer, erro
 	}
 	hw := &hashWriter{w: w, h: sha256.New()}
 	pw := parquet.NewWriter(hw, newParquetSchema(schema),
-		parquet.Compression(cfg.codec),
+		parquet.Compression(codec),
 		parquet.DictionaryMaxBytes(maxDictBytes),
 		parquet.KeyValueMetadata(SchemaKey, meta),
 	)
