@@ -211,3 +211,23 @@ func TestSupervisorAutoResetOfExpiredRecordsGoesToLatest(t *testing.T) {
 	require.Contains(t, r.Message, "810 offset(s) skipped")
 	require.Contains(t, r.Message, "expired")
 }
+
+// The Temporal UI's current details say what to run for a group stopped on
+// an out-of-range offset, and show the last automatic reset.
+func TestSupervisorDetailsShowOutOfRange(t *testing.T) {
+	o := domain.OutOfRange{SupervisorID: "spec1", Topic: "events", Partition: 2, Offset: 100, Earliest: 500, Latest: 900}
+	s := &supervisor{spec: testSpec(), c: SupervisorCarry{
+		State: StateUnhealthyTasks, DetailedState: DetailOffsetOutOfRange,
+		Groups: map[int]*groupRecord{0: {Partitions: []int32{2}, OutOfRange: &o}},
+	}}
+	d := s.details()
+	require.Contains(t, d, "**offset out of range**: group 0, partition 2 wants offset 100, which holds 500 to 900")
+	require.Contains(t, d, "starter reset spec1 --partition 2=earliest --force")
+	require.NotContains(t, d, "last offset reset")
+
+	s.c.Groups[0].OutOfRange = nil
+	s.c.OffsetResets = []OffsetResetRecord{{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Message: "partition 2 reset automatically: 400 offset(s) skipped"}}
+	d = s.details()
+	require.NotContains(t, d, "offset out of range**")
+	require.Contains(t, d, "last offset reset (2026-01-02T03:04:05Z): partition 2 reset automatically: 400 offset(s) skipped")
+}

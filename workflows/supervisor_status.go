@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -106,6 +107,14 @@ func (s *supervisor) details() string {
 			}
 		}
 		fmt.Fprintf(&b, "| %d | %d | %v | %s | %d | %d |\n", g.Group, g.Generation, g.Partitions, open, rows, publishing)
+	}
+	for _, g := range st.Groups {
+		if o := g.OutOfRange; o != nil {
+			fmt.Fprintf(&b, "\n\n**offset out of range**: group %d, partition %d wants offset %d, which holds %d to %d; %s", g.Group, o.Partition, o.Offset, o.Earliest, o.Latest, o.Advice())
+		}
+	}
+	if n := len(st.OffsetResets); n > 0 {
+		fmt.Fprintf(&b, "\n\nlast offset reset (%s): %s", st.OffsetResets[n-1].Time.Format(time.RFC3339), st.OffsetResets[n-1].Message)
 	}
 	if n := len(st.RecentErrors); n > 0 {
 		fmt.Fprintf(&b, "\n\nlast error: %s", st.RecentErrors[n-1].Message)
