@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"handoff/internal/domain"
 )
@@ -85,9 +86,12 @@ const maxDiscoveredDims = 10_000
 // of its rows is bad or thrown away, nothing is emitted. The error is an
 // *UnparseableError, or (when every row parses) a *RejectedError for the
 // first row thrown away.
+//
+// value must not change during the call, and may change after: fields are
+// views into it while Parse runs, and every string a row keeps is copied
+// or interned.
 func (p *Parser) Parse(value []byte, now time.Time, emit func(domain.Row)) error {
-	// One copy of the message; every field is a view into it.
-	msg := string(value)
+	msg := unsafe.String(unsafe.SliceData(value), len(value))
 	p.mark = len(p.dimCols)
 	p.badUTF8 = !utf8.ValidString(msg)
 	p.rows = p.rows[:0]
