@@ -29,10 +29,11 @@ var envCalls = map[string]int{"os.Getenv": 0, "os.LookupEnv": 0, "envOr": 0, "bi
 // envReaders are the functions of our packages that read a list of
 // variables through the getenv they are given: a package that calls one
 // reads its list.
-var envReaders = map[string][]string{
-	"storage.S3ConfigFromEnv": storage.S3EnvNames,
-	"kafka.SecurityFromEnv":   kafka.SecurityEnvNames,
-	"secure.TemporalFromEnv":  secure.TemporalEnvNames,
+// Keys are import path and function name.
+var envReaders = map[[2]string][]string{
+	{"handoff/internal/storage", "S3ConfigFromEnv"}: storage.S3EnvNames,
+	{"handoff/internal/kafka", "SecurityFromEnv"}:   kafka.SecurityEnvNames,
+	{"handoff/internal/secure", "TemporalFromEnv"}:  secure.TemporalEnvNames,
 }
 
 // workerEnv is every environment variable the worker reads: the names its
@@ -53,8 +54,7 @@ func (p goPackage) allEnvReads(t *testing.T) map[string]bool {
 	t.Helper()
 	names := p.envReads(t)
 	for fn, list := range envReaders {
-		pkg, name, _ := strings.Cut(fn, ".")
-		if p.uses(pkg, name) {
+		if p.usesFunc(fn[0], fn[1]) {
 			for _, n := range list {
 				names[n] = true
 			}
@@ -167,6 +167,26 @@ func (p goPackage) uses(pkg, name string) bool {
 	return found
 }
 
+// usesFunc reports whether a file of the package refers to function name
+// of the package at import path, under whatever name the file imports it.
+func (p goPackage) usesFunc(path, name string) bool {
+	for _, f := range p.files {
+		for _, imp := range f.Imports {
+			if ip, err := strconv.Unquote(imp.Path.Value); err != nil || ip != path {
+				continue
+			}
+			local := path[strings.LastIndexByte(path, '/')+1:]
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			if (goPackage{files: []*ast.File{f}}).uses(local, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func callName(e ast.Node) string {
 	switch f := e.(type) {
 	case *ast.Ident:
@@ -203,7 +223,7 @@ func TestEnvReadsFindsWhatTheCodeReads(t *testing.T) {
 		}
 	}
 	starter := starterEnv(t)
-	for _, want := range []string{"TEMPORAL_ADDRESS", "TEMPORAL_UI_URL", "KAFKA_BROKERS", "DATABASE_URL"} {
+	for _, want := range []string{"TEMPORAL_ADDRESS", "TEMPORAL_UI_URL", "KAFKA_BROKERS", "DATABASE_URL", "KAFKA_SASL_PASSWORD", "TEMPORAL_API_KEY"} {
 		if !starter[want] {
 			t.Errorf("starter env %q lacks %s", sortedKeys(starter), want)
 		}

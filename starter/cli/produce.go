@@ -57,6 +57,12 @@ the lines before it were sent, nothing after it is. --allow-invalid sends
 such lines anyway, with a warning on stderr, to see what a supervisor makes
 of bad input.
 
+TLS and SASL come from the environment, as for the worker: KAFKA_TLS,
+KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE and KAFKA_TLS_KEY_FILE (mutual TLS),
+KAFKA_TLS_SERVER_NAME, KAFKA_TLS_INSECURE_SKIP_VERIFY, KAFKA_SASL_MECHANISM
+(PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512), KAFKA_SASL_USERNAME and
+KAFKA_SASL_PASSWORD.
+
 The topic must exist, unless --partitions P is given: then produce creates it
 with P partitions if it is missing. --rate R sends at most R messages a
 second (default: as fast as Kafka takes them).`,
@@ -89,12 +95,16 @@ second (default: as fast as Kafka takes them).`,
 				return usageErrorf("no brokers: set --brokers or KAFKA_BROKERS")
 			}
 			where := brokersText(seeds)
-			cl, err := kgo.NewClient(
+			security, sasl, err := a.kafkaSecurity()
+			if err != nil {
+				return err
+			}
+			cl, err := kgo.NewClient(append([]kgo.Opt{
 				kgo.SeedBrokers(seeds...),
 				kgo.DefaultProduceTopic(topic),
 				kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
 				kgo.RecordDeliveryTimeout(produceDeliveryTimeout),
-			)
+			}, security...)...)
 			if err != nil {
 				return usageErrorf("--brokers %s: %v", where, redact.Error(err))
 			}
@@ -103,14 +113,15 @@ second (default: as fast as Kafka takes them).`,
 			ctx := cmd.Context()
 			res := produceResult{Topic: topic}
 			if res.CreatedPartitions, err = a.ensureTopic(ctx, cl, topic, partitions, where); err != nil {
-				return err
+				return saslHint(err, sasl)
 			}
 			if fs.Changed("generate") {
 				if runID == "" {
 					runID = a.now().UTC().Format(runIDLayout)
 				}
 				res.RunID = runID
-				res.Sent, err = eventgen.New(runID, 0).Produce(ctx, seeds, topic, rate, generate, false)
+				// Through cl, so that generated events take the same TLS and SASL.
+				res.Sent, err = produceGenerated(ctx, cl, eventgen.New(runID, 0), topic, rate, generate)
 				if err != nil {
 					return fmt.Errorf("%w (%d acknowledged)", redact.Error(err), res.Sent)
 				}

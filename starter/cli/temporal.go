@@ -28,11 +28,15 @@ func (a *app) temporal(ctx context.Context) (client.Client, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.dialTimeout)
 	defer cancel()
-	c, err := a.dial(ctx, client.Options{
+	opts := client.Options{
 		HostPort:  a.address,
 		Namespace: a.namespace,
 		Logger:    tlog.NewStructuredLogger(a.log),
-	})
+	}
+	if err := a.temporalSecurity(&opts); err != nil {
+		return nil, err
+	}
+	c, err := a.dial(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %q; set --address or TEMPORAL_ADDRESS): %w", a.address, a.namespace, err)
 	}
