@@ -105,6 +105,11 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&memoryLimit, "memory-limit", envOr("HANDOFF_MEMORY_LIMIT", "0"), "heap limit for push-back, e.g. 2GiB; 0: GOMEMLIMIT if set, else none (env HANDOFF_MEMORY_LIMIT)")
 	fs.StringVar(&fraction, "pushback-fraction", envOr("HANDOFF_PUSHBACK_FRACTION", "0.8"), "new consume work waits above this fraction of the memory limit (env HANDOFF_PUSHBACK_FRACTION)")
 	fs.StringVar(&grace, "shutdown-grace", envOr("HANDOFF_SHUTDOWN_GRACE", "30s"), "how long stopping waits for running activities (env HANDOFF_SHUTDOWN_GRACE)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage of worker:\n")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), envOnlyUsage)
+	}
 	// Usage shows defaults, which come from the environment: never a password.
 	fs.VisitAll(func(f *flag.Flag) { f.DefValue = redact.Userinfo(f.DefValue) })
 	if err := fs.Parse(args); err != nil {

@@ -29,6 +29,25 @@ type Security struct {
 	Temporal secure.Temporal
 }
 
+// envOnlyUsage follows the flags in -h: the settings read from the
+// environment only.
+const envOnlyUsage = `
+Environment only (kept off the command line, where ps would show them):
+  HANDOFF_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+  AWS_SESSION_TOKEN            S3 for an s3:// --deep-storage
+  KAFKA_TLS, KAFKA_TLS_CA_FILE, KAFKA_TLS_CERT_FILE, KAFKA_TLS_KEY_FILE,
+  KAFKA_TLS_SERVER_NAME, KAFKA_TLS_INSECURE_SKIP_VERIFY
+                               Kafka TLS (mTLS with a certificate and key)
+  KAFKA_SASL_MECHANISM (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512),
+  KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD
+                               Kafka SASL
+  TEMPORAL_TLS, TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_CLIENT_CERT_PATH,
+  TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_NAME,
+  TEMPORAL_TLS_DISABLE_HOST_VERIFICATION, TEMPORAL_API_KEY
+                               Temporal TLS, mTLS and API key (the Temporal CLI's names)
+  Postgres TLS: sslmode, sslrootcert, sslcert, sslkey in DATABASE_URL
+`
+
 // securityFromEnv reads both; errors name the variables.
 func securityFromEnv() (Security, []error) {
 	var s Security

@@ -188,3 +188,12 @@ func TestConfigPostgresVerifyFull(t *testing.T) {
 	require.ErrorContains(t, err, "/nonexistent/root.crt")
 	require.NotContains(t, err.Error(), pw)
 }
+
+func TestUsageListsEnvironmentOnlySettings(t *testing.T) {
+	setSecureEnv(t)
+	usage := captureStderr(t, func() { _, _ = ParseConfig([]string{"-h"}) })
+	for _, want := range []string{"-database-url", "KAFKA_SASL_PASSWORD", "TEMPORAL_API_KEY", "AWS_SECRET_ACCESS_KEY", "sslrootcert"} {
+		require.Contains(t, usage, want)
+	}
+	requireNone(t, "usage", usage, []string{saslPassword, temporalKey})
+}
