@@ -32,9 +32,9 @@ func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
 
 	require.NoError(t, p.produce(2000, 0))
 	run := e.startSupervisor(spec)
-	// Events keep coming for about as long as the kills last (~6s each).
-	total := int64(kills) * 1500
-	producing := p.background(total, 250)
+	// Events keep coming until the last kill, so there is always
+	// something to read and publish.
+	stopProducing := p.until(250)
 	for i := range kills {
 		switch i % 3 {
 		case 0:
@@ -51,7 +51,7 @@ func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
 		}
 	}
 	e.startWorker("last", true)
-	require.NoError(t, <-producing)
+	require.NoError(t, stopProducing())
 	e.waitCaughtUp(spec, 3*time.Minute)
 	e.stopAndWait(spec, run, 2*time.Minute)
 	require.GreaterOrEqual(t, e.report.faultCount(), kills)

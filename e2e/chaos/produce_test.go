@@ -43,3 +43,19 @@ func (p *producer) background(n int64, rate float64) <-chan error {
 
 // produced is how many events Kafka acknowledged.
 func (p *producer) produced() int64 { return p.sent.Load() }
+
+// until produces at rate until the returned stop is called; stop waits
+// for the acknowledgements and returns the producer's error.
+func (p *producer) until(rate float64) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		sent, err := p.gen.Produce(ctx, p.e.brokers, p.e.name, rate, 0, false)
+		p.sent.Add(sent)
+		done <- err
+	}()
+	return func() error {
+		cancel()
+		return <-done
+	}
+}
