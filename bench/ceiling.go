@@ -9,6 +9,9 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"golang.org/x/sync/errgroup"
+
+	"handoff/internal/domain"
+	"handoff/internal/parse"
 )
 
 // readAll reads every message of topic's partitions up to ends with
@@ -16,10 +19,20 @@ import (
 // batch reads, 100 ms max wait) and nothing else: the ceiling the
 // pipeline is compared with. It returns the time taken.
 func readAll(ctx context.Context, brokers []string, topic string, ends map[int32]int64) (time.Duration, error) {
+	return readAllWith(ctx, brokers, topic, ends, func(int32) (func([]byte) error, error) { return nil, nil })
+}
+
+// readAllWith is readAll calling, for each message, the function per
+// partition makes for its partition (nil: none).
+func readAllWith(ctx context.Context, brokers []string, topic string, ends map[int32]int64, per func(int32) (func([]byte) error, error)) (time.Duration, error) {
 	start := time.Now()
 	g, ctx := errgroup.WithContext(ctx)
 	for p, end := range ends {
-		g.Go(func() error { return readPartition(ctx, brokers[0], topic, p, end) })
+		each, err := per(p)
+		if err != nil {
+			return 0, err
+		}
+		g.Go(func() error { return readPartition(ctx, brokers[0], topic, p, end, each) })
 	}
 	if err := g.Wait(); err != nil {
 		return 0, err
@@ -27,7 +40,7 @@ func readAll(ctx context.Context, brokers []string, topic string, ends map[int32
 	return time.Since(start), nil
 }
 
-func readPartition(ctx context.Context, broker, topic string, p int32, end int64) error {
+func readPartition(ctx context.Context, broker, topic string, p int32, end int64, each func([]byte) error) error {
 	conn, err := kafkago.DialLeader(ctx, "tcp", broker, topic, int(p))
 	if err != nil {
 		return fmt.Errorf("ceiling: dial %s[%d]: %w", topic, p, err)
@@ -52,10 +65,30 @@ func readPartition(ctx context.Context, broker, topic string, p int32, end int64
 				return fmt.Errorf("ceiling: read %s[%d]@%d: %w", topic, p, next, err)
 			}
 			next = m.Offset + 1
+			if each != nil {
+				if err := each(m.Value); err != nil {
+					batch.Close()
+					return fmt.Errorf("%s[%d]@%d: %w", topic, p, m.Offset, err)
+				}
+			}
 		}
 		if err := batch.Close(); err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("ceiling: read %s[%d]@%d: %w", topic, p, next, err)
 		}
 	}
 	return nil
+}
+
+// readAndParse is the ceiling read plus parsing every message with the
+// pipeline's parser (the rollup-off spec), one parser per partition: the
+// least any pipeline ingesting this JSON must do.
+func readAndParse(ctx context.Context, brokers []string, topic string, ends map[int32]int64, spec domain.Spec) (time.Duration, error) {
+	now := time.Now()
+	return readAllWith(ctx, brokers, topic, ends, func(int32) (func([]byte) error, error) {
+		p, err := parse.New(spec.DataSchema, spec.IOConfig)
+		if err != nil {
+			return nil, err
+		}
+		return func(v []byte) error { return p.Parse(v, now, func(domain.Row) {}) }, nil
+	})
 }

@@ -15,18 +15,20 @@ const backlogTopic = "bench"
 
 // result is everything one run measured.
 type result struct {
-	Machine        machine         `json:"machine"`
-	Events         int64           `json:"events"`
-	MeanEventBytes float64         `json:"meanEventBytes"`
-	Partitions     int             `json:"partitions"`
-	TaskCount      int             `json:"taskCount"`
-	CeilingSeconds float64         `json:"ceilingSeconds"`
-	CeilingRate    float64         `json:"ceilingEventsPerSecond"`
-	Variants       []variantResult `json:"variants"`
-	Handoff        *handoffResult  `json:"handoff,omitempty"`
-	Wall           string          `json:"wall"`
-	Command        string          `json:"command"`
-	StartedAt      time.Time       `json:"startedAt"`
+	Machine        machine `json:"machine"`
+	Events         int64   `json:"events"`
+	MeanEventBytes float64 `json:"meanEventBytes"`
+	Partitions     int     `json:"partitions"`
+	TaskCount      int     `json:"taskCount"`
+	CeilingSeconds float64 `json:"ceilingSeconds"`
+	CeilingRate    float64 `json:"ceilingEventsPerSecond"`
+	// ParseRate is the ceiling's reads plus JSON parsing, nothing else.
+	ParseRate float64         `json:"readAndParseEventsPerSecond"`
+	Variants  []variantResult `json:"variants"`
+	Handoff   *handoffResult  `json:"handoff,omitempty"`
+	Wall      string          `json:"wall"`
+	Command   string          `json:"command"`
+	StartedAt time.Time       `json:"startedAt"`
 }
 
 type machine struct {
@@ -111,6 +113,12 @@ func run(ctx context.Context, o options) (result, error) {
 		}
 	}
 	res.CeilingRate = float64(o.events) / res.CeilingSeconds
+	d, err := readAndParse(ctx, s.brokers, backlogTopic, ends, backlogSpec("parse", backlogTopic, o.taskCount, false))
+	if err != nil {
+		return res, fmt.Errorf("read and parse: %w", err)
+	}
+	res.ParseRate = float64(o.events) / d.Seconds()
+	logf("read and parse: %v", d.Round(time.Millisecond))
 
 	for _, v := range o.variants {
 		name := "rollup-" + v
