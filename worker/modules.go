@@ -30,7 +30,7 @@ func Modules(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
 		fx.Provide(newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newTemporalClient, newActivities),
-		fx.Invoke(logConfig, ensureSearchAttributes, startTemporalWorker, startHTTP),
+		fx.Invoke(logConfig, warnInsecure, ensureSearchAttributes, startTemporalWorker, startHTTP),
 	)
 }
 

@@ -78,6 +78,25 @@ func (s Security) check() []error {
 	return errs
 }
 
+// warnInsecure logs, once at start, the settings that weaken a secured
+// connection: a SASL PLAIN password sent without TLS, and certificate
+// checks turned off.
+func warnInsecure(cfg Config, log *slog.Logger) {
+	k, t := cfg.Security.Kafka, cfg.Security.Temporal
+	if k.SASL.Mechanism == kafka.SASLPlain && !k.TLS.Enabled {
+		log.Warn("Kafka SASL PLAIN without TLS: the password crosses the network in clear; set KAFKA_TLS=true or KAFKA_TLS_CA_FILE")
+	}
+	if k.TLS.Enabled && k.TLS.InsecureSkipVerify {
+		log.Warn("Kafka TLS does not verify the brokers' certificates (KAFKA_TLS_INSECURE_SKIP_VERIFY=true)")
+	}
+	if t.TLS.Enabled && t.TLS.InsecureSkipVerify {
+		log.Warn("Temporal TLS does not verify the server's certificate (TEMPORAL_TLS_DISABLE_HOST_VERIFICATION=true)")
+	}
+	if t.APIKey != "" && !t.TLS.Enabled {
+		log.Warn("Temporal API key without TLS: the key crosses the network in clear (TEMPORAL_TLS=false)")
+	}
+}
+
 // LogValue shows file names, mechanisms and user names: no password, key
 // or API key.
 func (s Security) LogValue() slog.Value {

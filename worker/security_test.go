@@ -197,3 +197,35 @@ func TestUsageListsEnvironmentOnlySettings(t *testing.T) {
 	}
 	requireNone(t, "usage", usage, []string{saslPassword, temporalKey})
 }
+
+func TestWarnsAboutWeakenedSecurity(t *testing.T) {
+	setSecureEnv(t)
+	cfg, err := ParseConfig(nil)
+	require.NoError(t, err)
+	var logged strings.Builder
+	warnInsecure(cfg, buildLogger(cfg, &logged))
+	require.Empty(t, logged.String(), "SCRAM over verified TLS: nothing to warn about")
+
+	clearSecurityEnv(t)
+	t.Setenv("KAFKA_SASL_MECHANISM", "PLAIN")
+	t.Setenv("KAFKA_SASL_USERNAME", "handoff")
+	t.Setenv("KAFKA_SASL_PASSWORD", saslPassword)
+	t.Setenv("TEMPORAL_API_KEY", temporalKey)
+	t.Setenv("TEMPORAL_TLS", "false")
+	cfg, err = ParseConfig(nil)
+	require.NoError(t, err)
+	warnInsecure(cfg, buildLogger(cfg, &logged))
+	require.Contains(t, logged.String(), "Kafka SASL PLAIN without TLS")
+	require.Contains(t, logged.String(), "Temporal API key without TLS")
+	requireNone(t, "warnings", logged.String(), []string{saslPassword, temporalKey})
+
+	logged.Reset()
+	clearSecurityEnv(t)
+	t.Setenv("KAFKA_TLS_INSECURE_SKIP_VERIFY", "true")
+	t.Setenv("TEMPORAL_TLS_DISABLE_HOST_VERIFICATION", "true")
+	cfg, err = ParseConfig(nil)
+	require.NoError(t, err)
+	warnInsecure(cfg, buildLogger(cfg, &logged))
+	require.Contains(t, logged.String(), "Kafka TLS does not verify")
+	require.Contains(t, logged.String(), "Temporal TLS does not verify")
+}
