@@ -22,10 +22,17 @@ import (
 // Activities holds what the activities need. Workflows call its methods
 // through a nil pointer.
 type Activities struct {
-	Kafka    *kafka.Client
-	Store    *pgstore.Store
-	Deep     storage.Store  // published segments: only Put and URI are used
-	Staging  *storage.Local // chunks of open sequences
+	Kafka *kafka.Client
+	Store *pgstore.Store
+	Deep  storage.Store // published segments: only Put and URI are used
+	// Staging holds the chunks of open sequences: a local directory, or
+	// object storage when workers on several hosts publish each other's
+	// chunks.
+	Staging storage.Store
+	// Scratch is a local directory for a publish's temporary files (merge
+	// passes, chunks fetched from object storage). Empty: a local Staging's
+	// own directory, else the system's temporary directory.
+	Scratch  string
 	Temporal client.Client
 	Log      *slog.Logger
 	Faults   Faults

@@ -58,8 +58,9 @@ func TestConsumeStopsAtMaxRowsInMemory(t *testing.T) {
 	require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
 	acts.Kafka, err = kafka.New(b.Addrs())
 	require.NoError(t, err)
-	acts.Staging, err = storage.NewLocal(t.TempDir())
+	staging, err := storage.NewLocal(t.TempDir())
 	require.NoError(t, err)
+	acts.Staging = staging
 
 	spec := boundsSpec("json")
 	spec.TuningConfig.MaxRowsInMemory = 100
@@ -71,7 +72,7 @@ func TestConsumeStopsAtMaxRowsInMemory(t *testing.T) {
 	require.NoError(t, v.Get(&res))
 	require.Equal(t, int64(100), res.Rows)
 	require.Equal(t, domain.Offsets{0: 100}, res.To, "the chunk ends right after its last row")
-	_, rows, err := segment.ReadFile(acts.Staging.Path(res.StagingKey))
+	_, rows, err := segment.ReadFile(staging.Path(res.StagingKey))
 	require.NoError(t, err)
 	require.Len(t, rows, 100)
 }

@@ -35,22 +35,21 @@ type intervalWriter struct {
 // writeSegments merges the staging files and writes one Parquet segment per
 // interval; memory is bounded by the merge's fan-in, not by the sequence.
 func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput, name string, run *running) ([]pgstore.Segment, int64, error) {
-	paths := make([]string, len(in.StagingKeys))
-	for i, k := range in.StagingKeys {
-		paths[i] = a.Staging.Path(k)
-	}
-	schema := in.Spec.DataSchema.DeclaredSchema()
-	if len(paths) > 0 {
-		var err error
-		if schema, err = segment.UnionSchema(paths); err != nil {
-			return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
-		}
-	}
-	tmpDir, err := os.MkdirTemp(a.Staging.Path("."), ".publish-*")
+	tmpDir, err := os.MkdirTemp(a.scratch(), ".publish-*")
 	if err != nil {
 		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
 	}
 	defer os.RemoveAll(tmpDir)
+	paths, err := a.localChunks(ctx, in.StagingKeys, tmpDir)
+	if err != nil {
+		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+	}
+	schema := in.Spec.DataSchema.DeclaredSchema()
+	if len(paths) > 0 {
+		if schema, err = segment.UnionSchema(paths); err != nil {
+			return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+		}
+	}
 	iw := &intervalWriter{a: a, in: in, name: name, schema: schema, tmpDir: tmpDir, run: run}
 	rollupOn := in.Spec.DataSchema.GranularitySpec.RollupOn()
 	err = segment.Merge(ctx, paths, schema, rollupOn, mergeFanIn, tmpDir, func(r domain.Row) error {

@@ -31,14 +31,15 @@ import (
 	"handoff/workflows"
 )
 
-// TestExactlyOnceToS3 runs a real ingestion whose deep storage is an
-// S3 bucket (an in-process S3 server), opened as the worker opens it, with
-// storage.Open and an s3:// URI: every event is in exactly one segment
-// object, every object the bucket holds is a published segment, and the
-// stored offsets are the partitions' ends.
+// TestExactlyOnceToS3 runs a real ingestion whose deep storage and
+// staging are an S3 bucket (an in-process S3 server), opened as the worker
+// opens them, with storage.Open and s3:// URIs: every event is in exactly
+// one segment object, every object under the segments prefix is a
+// published segment, no staging object is left, and the stored offsets are
+// the partitions' ends.
 func TestExactlyOnceToS3(t *testing.T) {
 	t.Parallel()
-	s, deep := newS3Stack(t, 3)
+	s, deep, staging := newS3Stack(t, 3)
 	spec := s.spec(2)
 	gen := eventgen.New(s.name, 9)
 	const wave = 4000
@@ -64,6 +65,9 @@ func TestExactlyOnceToS3(t *testing.T) {
 	slices.Sort(uris)
 	require.Equal(t, uris, listed, "the bucket must hold exactly the published segments")
 	requireEachOnce(t, seen, gen.RunID, 2*wave)
+	left, err := staging.List(context.Background(), "")
+	require.NoError(t, err)
+	require.Empty(t, left, "every staging chunk is deleted once its sequence is published")
 
 	stored, err := s.store.Offsets(context.Background(), spec.DataSchema.DataSource, spec.IOConfig.Topic)
 	require.NoError(t, err)
@@ -71,8 +75,9 @@ func TestExactlyOnceToS3(t *testing.T) {
 }
 
 // newS3Stack is newStack with deep storage in bucket "handoff" under
-// prefix "segments" of an in-process S3 server.
-func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store) {
+// prefix "segments" of an in-process S3 server, and staging under
+// "staging" of the same bucket.
+func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store, storage.Store) {
 	t.Helper()
 	ctx := context.Background()
 	name := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
@@ -82,11 +87,14 @@ func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store) {
 	require.NoError(t, backend.CreateBucket("handoff"))
 	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
 	t.Cleanup(srv.Close)
-	deep, err := storage.Open(ctx, "s3://handoff/segments", storage.WithS3(storage.S3Config{
+	s3cfg := storage.WithS3(storage.S3Config{
 		Endpoint: srv.URL, Region: "us-east-1", AccessKeyID: "e2e", SecretAccessKey: "e2e-secret",
-	}))
+	})
+	deep, err := storage.Open(ctx, "s3://handoff/segments", s3cfg)
 	require.NoError(t, err)
 	require.IsType(t, &storage.S3{}, deep)
+	staging, err := storage.Open(ctx, "s3://handoff/staging", s3cfg)
+	require.NoError(t, err)
 
 	broker, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{name: partitions})
 	require.NoError(t, err)
@@ -98,9 +106,6 @@ func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store) {
 	t.Cleanup(pool.Close)
 	s.store = pgstore.New(pool)
 	require.NoError(t, s.store.Migrate(ctx))
-	s.staging, err = storage.NewLocal(t.TempDir())
-	require.NoError(t, err)
-
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	s.temporal, err = client.Dial(client.Options{HostPort: testenv.Temporal(t), Logger: tlog.NewStructuredLogger(log)})
 	require.NoError(t, err)
@@ -108,13 +113,13 @@ func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store) {
 	kc, err := kafka.New(s.brokers)
 	require.NoError(t, err)
 	t.Cleanup(kc.Close)
-	s.acts = &activities.Activities{Kafka: kc, Store: s.store, Deep: deep, Staging: s.staging, Temporal: s.temporal, Log: log}
+	s.acts = &activities.Activities{Kafka: kc, Store: s.store, Deep: deep, Staging: staging, Scratch: t.TempDir(), Temporal: s.temporal, Log: log}
 	w := worker.New(s.temporal, s.taskQueue, worker.Options{})
 	workflows.Register(w)
 	s.acts.Register(w)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return s, deep
+	return s, deep, staging
 }
 
 // s3IDCounts reads every segment the segments table lists back from the
