@@ -35,9 +35,9 @@ type result struct {
 	Duplicated int64          `json:"duplicated"` // extra copies of ids published more than once
 	Lost       int64          `json:"lost"`       // produced ids not published
 	Unexpected int64          `json:"unexpected"` // published ids never produced
-	// StagingTempLeft counts files of killed publishes' temporary
-	// directories left in staging (a known gap); other staging files
-	// left fail the scenario.
+	// StagingTempLeft counts temporary files of writes a kill
+	// interrupted left in staging (a known gap); other staging files left
+	// fail the scenario.
 	StagingTempLeft int     `json:"stagingTempLeft"`
 	Segments        int     `json:"segments"`
 	Sequences       int     `json:"sequences"`
