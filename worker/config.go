@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,9 +39,17 @@ type Config struct {
 	// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN
 	// (storage.S3ConfigFromEnv). Logged without its secrets.
 	S3 storage.S3Config
-	// StagingDir is the local directory of open sequences' chunks
-	// (HANDOFF_STAGING_DIR). Default ./data/staging.
+	// StagingDir is where open sequences' chunks go (HANDOFF_STAGING_DIR):
+	// a directory, file:///abs/path or s3://bucket/prefix; every worker of
+	// the task queue must reach the same one (a publish merges chunks
+	// other workers wrote). Default ./data/staging.
 	StagingDir string
+	// ScratchDir is a local directory for a publish's temporary files and
+	// chunks fetched from object storage (HANDOFF_SCRATCH_DIR); each
+	// worker process takes its own directory under it and removes those
+	// of dead ones (internal/scratch). Default: the system's temporary
+	// directory.
+	ScratchDir string
 	// HTTPAddr serves /healthz, /readyz, /metrics and /status
 	// (HANDOFF_HTTP_ADDR). Default 127.0.0.1:8081 (DefaultHTTPAddr): this
 	// machine only, since /status names supervisors and shows errors; set
@@ -96,7 +105,8 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&c.TemporalNamespace, "temporal-namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	fs.StringVar(&brokers, "kafka-brokers", envOr("KAFKA_BROKERS", "localhost:9092"), "comma-separated Kafka bootstrap brokers (env KAFKA_BROKERS)")
 	fs.StringVar(&c.DeepStorage, "deep-storage", envOr("HANDOFF_DEEP_STORAGE", "./data/deep"), "published segments: a directory, file:///abs/path or s3://bucket/prefix (env HANDOFF_DEEP_STORAGE; S3 from HANDOFF_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN)")
-	fs.StringVar(&c.StagingDir, "staging-dir", envOr("HANDOFF_STAGING_DIR", "./data/staging"), "directory for staging chunks (env HANDOFF_STAGING_DIR)")
+	fs.StringVar(&c.StagingDir, "staging-dir", envOr("HANDOFF_STAGING_DIR", "./data/staging"), "staging chunks: a directory, file:///abs/path or s3://bucket/prefix, shared by every worker (env HANDOFF_STAGING_DIR)")
+	fs.StringVar(&c.ScratchDir, "scratch-dir", envOr("HANDOFF_SCRATCH_DIR", filepath.Join(os.TempDir(), "handoff-scratch")), "local directory for temporary files (env HANDOFF_SCRATCH_DIR)")
 	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", DefaultHTTPAddr), "address of the health, metrics and status server; :8081 serves every interface (env HANDOFF_HTTP_ADDR)")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("HANDOFF_LOG_LEVEL", "info"), "debug, info, warn or error (env HANDOFF_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", envOr("HANDOFF_LOG_FORMAT", "text"), "text or json (env HANDOFF_LOG_FORMAT)")
@@ -206,11 +216,14 @@ func (c Config) Validate() error {
 	if c.DeepStorage == "" || c.StagingDir == "" {
 		errs = append(errs, errors.New("deep storage and staging directories must be set"))
 	}
-	if err := checkDeepStorage(c.DeepStorage); err != nil {
+	if err := checkStorage("deep storage", c.DeepStorage); err != nil {
 		errs = append(errs, err)
 	}
-	if strings.Contains(c.StagingDir, "://") {
-		errs = append(errs, fmt.Errorf("staging dir %q: want a local directory (staging files are read back by path), not a URI", redact.Userinfo(c.StagingDir)))
+	if err := checkStorage("staging", c.StagingDir); err != nil {
+		errs = append(errs, err)
+	}
+	if c.ScratchDir == "" || strings.Contains(c.ScratchDir, "://") {
+		errs = append(errs, fmt.Errorf("scratch dir %q: want a local directory", redact.Userinfo(c.ScratchDir)))
 	}
 	if _, err := c.level(); err != nil {
 		errs = append(errs, err)
@@ -265,6 +278,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("deepStorage", c.DeepStorage),
 		slog.Any("s3", c.S3),
 		slog.String("stagingDir", c.StagingDir),
+		slog.String("scratchDir", c.ScratchDir),
 		slog.String("httpAddr", c.HTTPAddr),
 		slog.String("logLevel", c.LogLevel),
 		slog.String("logFormat", c.LogFormat),

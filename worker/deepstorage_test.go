@@ -52,9 +52,19 @@ func TestConfigDeepStorageURIs(t *testing.T) {
 		require.NotContains(t, err.Error(), s3Secret)
 	}
 	t.Setenv("HANDOFF_DEEP_STORAGE", "")
+	// Staging takes the same locations: workers on several hosts share it.
 	t.Setenv("HANDOFF_STAGING_DIR", "s3://handoff/staging")
-	_, err := ParseConfig(nil)
-	require.ErrorContains(t, err, `staging dir "s3://handoff/staging": want a local directory`)
+	cfg, err := ParseConfig(nil)
+	require.NoError(t, err)
+	require.Equal(t, "s3://handoff/staging", cfg.StagingDir)
+	t.Setenv("HANDOFF_STAGING_DIR", "gs://bucket/staging")
+	_, err = ParseConfig(nil)
+	require.ErrorContains(t, err, `staging "gs://bucket/staging": scheme "gs" not supported`)
+	// Scratch is local.
+	t.Setenv("HANDOFF_STAGING_DIR", "")
+	t.Setenv("HANDOFF_SCRATCH_DIR", "s3://handoff/tmp")
+	_, err = ParseConfig(nil)
+	require.ErrorContains(t, err, `scratch dir "s3://handoff/tmp": want a local directory`)
 }
 
 func TestConfigLogsS3WithoutSecret(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"handoff/internal/metrics"
 	"handoff/internal/pgstore"
 	"handoff/internal/redact"
+	"handoff/internal/scratch"
 	"handoff/internal/storage"
 	"handoff/internal/workload"
 	"handoff/workflows"
@@ -29,7 +30,7 @@ import (
 func Modules(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.Provide(newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newTemporalClient, newActivities),
+		fx.Provide(newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newScratch, newTemporalClient, newActivities),
 		fx.Invoke(logConfig, warnInsecure, ensureSearchAttributes, startTemporalWorker, startHTTP),
 	)
 }
@@ -112,8 +113,8 @@ func newKafka(lc fx.Lifecycle, cfg Config) (*kafka.Client, error) {
 // stores holds deep storage and staging.
 type stores struct {
 	fx.Out
-	Deep    storage.Store  `name:"deep"`
-	Staging *storage.Local `name:"staging"` // activities read chunks back by path
+	Deep    storage.Store `name:"deep"`
+	Staging storage.Store `name:"staging"`
 }
 
 // openDeepTimeout bounds opening deep storage: an s3:// store asks the
@@ -127,12 +128,26 @@ func newStorage(cfg Config, log *slog.Logger) (stores, error) {
 	if err != nil {
 		return stores{}, fmt.Errorf("deep storage: %w", redact.Error(err))
 	}
-	staging, err := storage.NewLocal(cfg.StagingDir)
+	staging, err := storage.Open(ctx, cfg.StagingDir, storage.WithS3(cfg.S3))
 	if err != nil {
-		return stores{}, fmt.Errorf("staging: %w", err)
+		return stores{}, fmt.Errorf("staging: %w", redact.Error(err))
 	}
 	log.Info("storage ready", "deep", deep.URI(""), "staging", staging.URI(""))
 	return stores{Deep: deep, Staging: staging}, nil
+}
+
+// newScratch takes this process's scratch directory, removing those of
+// dead workers; it is removed when the worker stops, after the activities.
+func newScratch(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*scratch.Dir, error) {
+	d, swept, err := scratch.Open(cfg.ScratchDir)
+	if err != nil {
+		return nil, err
+	}
+	if swept > 0 {
+		log.Info("removed the scratch directories of dead workers", "count", swept, "root", cfg.ScratchDir)
+	}
+	lc.Append(fx.Hook{OnStop: func(context.Context) error { return d.Close() }})
+	return d, nil
 }
 
 // newTemporalClient creates a lazy client and checks the server at start.
@@ -168,8 +183,9 @@ type activityDeps struct {
 	fx.In
 	Kafka    *kafka.Client
 	Store    *pgstore.Store
-	Deep     storage.Store  `name:"deep"`
-	Staging  *storage.Local `name:"staging"`
+	Deep     storage.Store `name:"deep"`
+	Staging  storage.Store `name:"staging"`
+	Scratch  *scratch.Dir
 	Temporal client.Client
 	Log      *slog.Logger
 	Tracker  *workload.Tracker
@@ -178,7 +194,8 @@ type activityDeps struct {
 
 func newActivities(d activityDeps) *activities.Activities {
 	return &activities.Activities{
-		Kafka: d.Kafka, Store: d.Store, Deep: d.Deep, Staging: d.Staging, Temporal: d.Temporal, Log: d.Log,
+		Kafka: d.Kafka, Store: d.Store, Deep: d.Deep, Staging: d.Staging, Scratch: d.Scratch.Path(),
+		Temporal: d.Temporal, Log: d.Log,
 		Tracker: d.Tracker, Metrics: d.Metrics, Faults: faultsFromEnv(d.Log),
 	}
 }
