@@ -89,12 +89,12 @@ func TestRacingPublishesOfOneSequence(t *testing.T) {
 		}
 		close(start)
 		wg.Wait()
-		e.report.fault("racing-publish")
 		require.NoError(t, errors.Join(errs...), "sequence %d", seq)
 		require.ElementsMatch(t, []bool{false, true}, already,
 			"sequence %d: exactly one publish commits, the other is the idempotent success", seq)
 	}
 
+	e.report.faultN("racing-publish", rounds)
 	rows, perSeq, records := committed(t, pool)
 	res := result{Produced: int64(rounds) * rowsPerSeq, Published: rows, Sequences: records, Segments: len(perSeq)}
 	for name, n := range perSeq {

@@ -50,11 +50,18 @@ func newReport(t *testing.T) *report {
 }
 
 // fault records one injected fault of a kind.
-func (r *report) fault(kind string) {
+func (r *report) fault(kind string) { r.faultN(kind, 1) }
+
+// faultN records n injected faults of a kind.
+func (r *report) faultN(kind string, n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.faults[kind]++
-	r.t.Logf("fault %d: %s", r.total(), kind)
+	r.faults[kind] += n
+	if n == 1 {
+		r.t.Logf("fault %d: %s", r.total(), kind)
+	} else {
+		r.t.Logf("faults %d: %d × %s", r.total(), n, kind)
+	}
 }
 
 func (r *report) total() int {
