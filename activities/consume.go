@@ -88,5 +88,10 @@ func stagingKey(supervisorID, sequenceName string, from domain.Offsets) string {
 	for _, p := range from.Partitions() {
 		parts = append(parts, fmt.Sprintf("p%d-%d", p, from[p]))
 	}
-	return fmt.Sprintf("%s/%s/%s.run", supervisorID, sequenceName, strings.Join(parts, "_"))
+	return stagingDir(supervisorID, sequenceName) + strings.Join(parts, "_") + ".run"
+}
+
+// stagingDir holds every chunk of one sequence.
+func stagingDir(supervisorID, sequenceName string) string {
+	return supervisorID + "/" + sequenceName + "/"
 }

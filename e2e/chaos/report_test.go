@@ -36,8 +36,7 @@ type result struct {
 	Lost       int64          `json:"lost"`       // produced ids not published
 	Unexpected int64          `json:"unexpected"` // published ids never produced
 	// StagingTempLeft counts temporary files of writes a kill
-	// interrupted left in staging (a known gap); other staging files left
-	// fail the scenario.
+	// interrupted left in staging; any file left there fails the scenario.
 	StagingTempLeft int     `json:"stagingTempLeft"`
 	Segments        int     `json:"segments"`
 	Sequences       int     `json:"sequences"`

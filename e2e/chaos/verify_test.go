@@ -88,15 +88,12 @@ func (e *env) verify(spec domain.Spec, runID string, produced int64) {
 	require.NoError(e.t, err)
 	require.Equal(e.t, e.latest(), stored, "datasource_offsets must be each partition's end offset")
 
+	// A publish removes its sequence's whole staging directory, unfinished
+	// writes of killed workers included, and merges in each worker's
+	// private scratch directory (internal/scratch), so nothing may be left.
 	orphans, temps := splitStaging(e.files(e.stagingDir))
 	res.StagingTempLeft = len(temps)
-	if len(temps) > 0 {
-		// A worker killed while it wrote a chunk or merged a publish leaves
-		// its temporary file: nothing removes it yet (see
-		// docs/RELIABILITY.md). Nothing reads it, so it is reported, not
-		// failed on.
-		e.t.Logf("KNOWN GAP: %d temporary files of killed writes left in staging: %v", len(temps), first(temps))
-	}
+	require.Empty(e.t, first(temps), "%d temporary files of killed writes left in staging (first ones shown)", len(temps))
 	require.Empty(e.t, first(orphans), "%d staging files left after the supervisor stopped (first ones shown)", len(orphans))
 	if extra := e.unlistedDeepFiles(spec); len(extra) > 0 {
 		// Not a correctness problem (nothing lists them, names are

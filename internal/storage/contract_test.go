@@ -184,6 +184,26 @@ func testStoreContract(t *testing.T, newStore func(t *testing.T) Store) {
 		assertList(t, s, "", []string{"a/c"})
 	})
 
+	t.Run("DeleteDir", func(t *testing.T) {
+		s := newStore(t)
+		for _, k := range []string{"sup/seq1/a", "sup/seq1/b", "sup/seq1/deep/c", "sup/seq10/x", "sup/seq2/y"} {
+			put(t, s, k, k)
+		}
+		if err := s.DeleteDir(ctx, "sup/seq1/"); err != nil {
+			t.Fatal(err)
+		}
+		assertList(t, s, "", []string{"sup/seq10/x", "sup/seq2/y"})
+		if err := s.DeleteDir(ctx, "sup/seq1/"); err != nil {
+			t.Fatalf("DeleteDir of a missing directory: %v", err)
+		}
+		for _, dir := range []string{"", "/", "sup/seq2", "../", "a/../../"} {
+			if err := s.DeleteDir(ctx, dir); err == nil {
+				t.Fatalf("DeleteDir(%q) took a prefix that is not a directory", dir)
+			}
+		}
+		assertList(t, s, "", []string{"sup/seq10/x", "sup/seq2/y"})
+	})
+
 	t.Run("List", func(t *testing.T) {
 		s := newStore(t)
 		for _, k := range []string{"a/b/c/1", "a/b/c/2", "a/b/d", "a/bc/x", "a/z", "b", "ab/1"} {

@@ -163,6 +163,20 @@ func (l *Local) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// DeleteDir removes the directory of dir and everything in it.
+func (l *Local) DeleteDir(ctx context.Context, dir string) error {
+	if err := checkDir(dir); err != nil {
+		return fmt.Errorf("delete %s: %w", dir, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("delete %s: %w", dir, err)
+	}
+	if err := os.RemoveAll(l.Path(dir)); err != nil {
+		return fmt.Errorf("delete %s: %w", dir, err)
+	}
+	return nil
+}
+
 // List walks only the directory that holds prefix's last "/", so listing
 // one datasource does not scan the whole store.
 func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {

@@ -231,3 +231,26 @@ func TestURIAndPath(t *testing.T) {
 		t.Fatalf("URI = %s, want %s", uri, want)
 	}
 }
+
+// A crashed writer's temp file is not a key, but DeleteDir removes it with
+// the rest of its directory.
+func TestLocalDeleteDirTakesUnfinishedWrites(t *testing.T) {
+	l, err := NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := l.Put(ctx, "sup/seq/a", func(w io.Writer) error { _, err := w.Write([]byte("x")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	orphan := l.Path("sup/seq/b" + tempMarker + "123")
+	if err := os.WriteFile(orphan, []byte("half"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DeleteDir(ctx, "sup/seq/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(l.Path("sup/seq")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("directory left: %v", err)
+	}
+}

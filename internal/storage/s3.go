@@ -124,6 +124,24 @@ func (s *S3) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
+// DeleteDir deletes every object under dir. S3 writes are whole or
+// nothing, so there are no unfinished ones to find.
+func (s *S3) DeleteDir(ctx context.Context, dir string) error {
+	if err := checkDir(dir); err != nil {
+		return fmt.Errorf("delete %s: %w", dir, err)
+	}
+	keys, err := s.List(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", dir, err)
+	}
+	for _, k := range keys {
+		if err := s.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // List returns the sorted keys of the objects whose names start with the
 // store's prefix and then prefix, a plain string prefix. Zero-byte "folder"
 // markers that some consoles create (names ending in "/") are not keys and

@@ -25,6 +25,10 @@ type Store interface {
 	// Open returns the file at key; errors.Is(err, ErrNotFound) when missing.
 	Open(ctx context.Context, key string) (io.ReadCloser, error)
 	// Delete removes the file at key; a missing key is not an error.
+	// DeleteDir removes every file whose key starts with dir, which ends
+	// with "/", unfinished writes a crashed writer left there included.
+	// A Put into dir at the same time may fail or leave its file.
+	DeleteDir(ctx context.Context, dir string) error
 	Delete(ctx context.Context, key string) error
 	// List returns the sorted keys that start with prefix (a plain string
 	// prefix, as in S3: "a/b" matches "a/b/c" and "a/bc").
@@ -55,6 +59,15 @@ func checkKey(key string) error {
 		return fmt.Errorf("key %q: names containing %q are reserved for temp files", key, tempMarker)
 	}
 	return nil
+}
+
+// checkDir is checkPrefix for a whole directory: not empty (the root),
+// and ending in "/".
+func checkDir(dir string) error {
+	if dir == "" || !strings.HasSuffix(dir, "/") {
+		return fmt.Errorf("directory %q: want a key prefix ending in /", dir)
+	}
+	return checkPrefix(dir)
 }
 
 // checkPrefix is checkKey for List prefixes, which may be empty or end in /.
