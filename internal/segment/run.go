@@ -31,8 +31,14 @@ const runMagic = "HOFRUN1\n"
 
 // runBlockBytes is how many raw row bytes a block holds before it is
 // compressed and written: big enough for S2 to find repeats, small enough
-// that a reader of many runs holds little.
+// that a reader of many runs holds little. A block ends after the row that
+// crosses it, so one wide row (a long string, up to a message's size)
+// makes a larger block.
 const runBlockBytes = 256 << 10
+
+// maxRunBlockBytes bounds what a reader believes of a block's sizes, so a
+// damaged length cannot ask for an absurd allocation.
+const maxRunBlockBytes = 1 << 30
 
 // RunWriter writes sorted rows into a run file.
 type RunWriter struct {
@@ -196,7 +202,7 @@ func (d *runDecoder) readBlock() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("block %d: %w", d.blockNo, noEOF(err))
 	}
-	if rawLen > 4*runBlockBytes || storedLen > uint64(s2.MaxEncodedLen(int(rawLen))) {
+	if rawLen > maxRunBlockBytes || storedLen > uint64(s2.MaxEncodedLen(int(rawLen))) {
 		return "", fmt.Errorf("block %d: sizes %d/%d out of bounds", d.blockNo, rawLen, storedLen)
 	}
 	if cap(d.stored) < int(storedLen) {

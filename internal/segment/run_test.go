@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -132,4 +133,16 @@ func TestMergeMixesRunsAndParquet(t *testing.T) {
 		{Time: 2, Dims: vals(str("z"), null()), Metrics: vals(long(5))},
 		{Time: 3, Dims: vals(str("y"), null()), Metrics: vals(long(1))},
 	}, got)
+}
+
+// A row wider than a block (a 5 MiB string, as a message may hold) makes
+// one large block and reads back whole.
+func TestRunWideRow(t *testing.T) {
+	wide := strings.Repeat("w", 5<<20)
+	schema := domain.Schema{Dims: []domain.Column{{Name: "s", Type: domain.TypeString}}, Metrics: []domain.MetricSpec{countSpec}}
+	runRoundTrip(t, schema, []domain.Row{
+		{Time: 1, Dims: vals(str("a")), Metrics: vals(long(1))},
+		{Time: 2, Dims: vals(str(wide)), Metrics: vals(long(1))},
+		{Time: 3, Dims: vals(str("b")), Metrics: vals(long(1))},
+	})
 }
