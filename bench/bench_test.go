@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseOptions(t *testing.T) {
+	o, err := parseOptions(nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(2_000_000), o.events)
+	require.Equal(t, []string{"off", "on"}, o.variants)
+	require.Equal(t, 20, o.checkpoints)
+	for args, want := range map[string]string{
+		"-events 10":                  "at least 1000",
+		"-task-count 5 -partitions 4": "task count <= partitions",
+		"-variants off,sideways":      `unknown variant "sideways"`,
+		"-checkpoints 3 -live-rate 0": "positive rate",
+		"stray":                       "unexpected arguments",
+	} {
+		_, err := parseOptions(strings.Fields(args))
+		require.ErrorContains(t, err, want, args)
+	}
+}
+
+// The process readings are this test's own: CPU grows with work, and the
+// high-water mark is at least the heap just touched.
+func TestProcReadings(t *testing.T) {
+	before, err := cpuSeconds(os.Getpid())
+	require.NoError(t, err)
+	buf := make([]byte, 64<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for x := 0; time.Now().Before(deadline); x++ {
+		_ = x * x
+	}
+	after, err := cpuSeconds(os.Getpid())
+	require.NoError(t, err)
+	require.Greater(t, after, before)
+	peak, err := peakRSS(os.Getpid())
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, peak, int64(64<<20))
+	runtime.KeepAlive(buf)
+}
+
+func TestPercentile(t *testing.T) {
+	var d []time.Duration
+	for i := 1; i <= 40; i++ {
+		d = append(d, time.Duration(i)*time.Millisecond)
+	}
+	require.Equal(t, 20*time.Millisecond, percentile(d, 0.5))
+	require.Equal(t, 38*time.Millisecond, percentile(d, 0.95))
+}
+
+// The backlog's events are realistic JSON of about the promised size, with
+// unique ids and times that only move forward within a partition.
+func TestBacklogEvents(t *testing.T) {
+	b := newBacklog(1000, 4, time.Date(2026, 12, 3, 10, 30, 0, 0, time.UTC))
+	var total int
+	seen := map[string]bool{}
+	for i := range int64(1000) {
+		e := string(b.event(i))
+		total += len(e)
+		id := e[strings.Index(e, `"id":"`)+6:]
+		id = id[:strings.IndexByte(id, '"')]
+		require.False(t, seen[id], "id %s twice", id)
+		seen[id] = true
+	}
+	require.InDelta(t, 150, total/1000, 30)
+	first := string(b.event(0)) // event reuses its buffer: copy before the next
+	last := string(b.event(999))
+	require.Contains(t, first, `"ts":"2026-12-03T08:00:00.000Z"`)
+	require.Contains(t, last, `"ts":"2026-12-03T09:59:`)
+}
