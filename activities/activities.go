@@ -30,8 +30,8 @@ type Activities struct {
 	// chunks.
 	Staging storage.Store
 	// Scratch is a local directory for a publish's temporary files (merge
-	// passes, chunks fetched from object storage). Empty: a local Staging's
-	// own directory, else the system's temporary directory.
+	// passes, segment files before upload, chunks fetched from object
+	// storage). Empty: the system's temporary directory.
 	Scratch  string
 	Temporal client.Client
 	Log      *slog.Logger

@@ -16,9 +16,6 @@ func (a *Activities) scratch() string {
 	if a.Scratch != "" {
 		return a.Scratch
 	}
-	if l, ok := a.Staging.(*storage.Local); ok {
-		return l.Path(".")
-	}
 	return os.TempDir()
 }
 
