@@ -35,6 +35,23 @@ func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%s\n", g.Group, g.Generation, joinInt32(g.Partitions), yesNo(g.Running), g.Failures, sequences(g.Sequences))
 	}
 
+	for _, g := range s.Groups {
+		if o := g.OutOfRange; o != nil {
+			fmt.Fprintf(tw, "\ngroup %d stopped: partition %d has no offset %d (it holds %d to %d): run `starter reset %s --partition %d=earliest --force` (or =latest), or set ioConfig.resetOffsetAutomatically\n",
+				g.Group, o.Partition, o.Offset, o.Earliest, o.Latest, s.ID, o.Partition)
+		}
+	}
+	if len(s.OffsetResets) > 0 {
+		fmt.Fprintln(tw, "\nOFFSET RESET\tGROUP\tPARTITION\tFROM\tTO\tSKIPPED")
+		for _, x := range s.OffsetResets {
+			skipped := strconv.FormatInt(x.Skipped, 10)
+			if x.Recreated {
+				skipped += " (topic recreated)"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", x.Time.UTC().Format(time.RFC3339), x.Group, x.Partition, x.From, x.To, skipped)
+		}
+	}
+
 	r, p := s.Read, s.Published
 	fmt.Fprintf(tw, "\nread\t%d records, %d rows, %d unparseable, %d thrown away\n", r.Records, r.Rows, r.Unparseable, r.ThrownAway)
 	fmt.Fprintf(tw, "published\t%s, %s, %d rows\n", plural(p.Sequences, "sequence"), plural(p.Segments, "segment"), p.Rows)

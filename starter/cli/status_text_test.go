@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"handoff/internal/domain"
+	"handoff/workflows"
+)
+
+// The text status says which group stopped on an offset that is gone and
+// what to run, and lists the automatic offset resets with what they skipped.
+func TestStatusTextShowsOutOfRangeAndResets(t *testing.T) {
+	at := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	s := workflows.SupervisorStatus{
+		ID: "wiki", Topic: "wiki", DataSource: "wiki", State: workflows.StateUnhealthyTasks,
+		Groups: []workflows.GroupStatus{
+			{Group: 0, Partitions: []int32{0}},
+			{Group: 1, Partitions: []int32{1}, OutOfRange: &domain.OutOfRange{Partition: 1, Offset: 1500, Earliest: 0, Latest: 100}},
+		},
+		OffsetResets: []workflows.OffsetResetRecord{
+			{Time: at, Group: 0, Partition: 0, From: 1000, To: 1400, Skipped: 400},
+			{Time: at, Group: 0, Partition: 2, From: 1500, To: 0, Skipped: 0, Recreated: true},
+		},
+	}
+	var out bytes.Buffer
+	require.NoError(t, writeStatus(&out, s))
+	text := out.String()
+	require.Contains(t, text, "group 1 stopped: partition 1 has no offset 1500 (it holds 0 to 100): run `starter reset wiki --partition 1=earliest --force`")
+	require.Contains(t, text, "OFFSET RESET")
+	require.Regexp(t, `2026-12-03T09:00:00Z\s+0\s+0\s+1000\s+1400\s+400\n`, text)
+	require.Regexp(t, `2026-12-03T09:00:00Z\s+0\s+2\s+1500\s+0\s+0 \(topic recreated\)`, text)
+	require.NotContains(t, text, "group 0 stopped")
+}
