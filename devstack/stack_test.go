@@ -71,14 +71,17 @@ func TestPortsAndWait(t *testing.T) {
 		t.Fatalf("waitTCP on a listener: %v", err)
 	}
 	ln.Close()
+	// Port 0 can never be listened on; the port just closed could be taken
+	// by another test's listener at once.
+	const nothing = "127.0.0.1:0"
 	exited := make(chan struct{})
 	close(exited)
-	if err := waitTCP(t.Context(), ln.Addr().String(), time.Second, exited); err == nil {
+	if err := waitTCP(t.Context(), nothing, time.Second, exited); err == nil {
 		t.Fatal("waitTCP succeeded with nothing listening")
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	if err := waitTCP(ctx, ln.Addr().String(), time.Minute, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if err := waitTCP(ctx, nothing, time.Minute, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("waitTCP = %v, want the deadline", err)
 	}
 }
