@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 
 	"github.com/klauspost/compress/s2"
 
@@ -131,6 +132,18 @@ func appendCell(b []byte, v domain.Value, t domain.ColumnType) []byte {
 	return append(b, v.S...)
 }
 
+// WriteRun writes rows, sorted, as one run on w and describes it.
+func WriteRun(w io.Writer, schema domain.Schema, rows []domain.Row) (Info, error) {
+	rw, err := NewRunWriter(w, schema)
+	if err != nil {
+		return Info{}, err
+	}
+	if err := rw.Write(rows...); err != nil {
+		return Info{}, err
+	}
+	return rw.Close()
+}
+
 // flush compresses and writes the block being filled.
 func (w *RunWriter) flush() error {
 	if len(w.raw) == 0 {
@@ -217,7 +230,9 @@ func (d *runDecoder) readBlock() (string, error) {
 		return "", fmt.Errorf("block %d: corrupt (%v)", d.blockNo, err)
 	}
 	d.blockNo++
-	return string(raw), nil
+	// raw is this block's own and never written again: its rows' strings
+	// share it without a second copy.
+	return unsafe.String(unsafe.SliceData(raw), len(raw)), nil
 }
 
 func noEOF(err error) error {
