@@ -111,14 +111,7 @@ func TestPublishOfTwoMillionRowsStaysInBoundedMemory(t *testing.T) {
 		}
 		key := fmt.Sprintf("bounds/s0/chunk-%02d.run", c)
 		require.NoError(t, acts.Staging.Put(context.Background(), key, func(w io.Writer) error {
-			rw, err := segment.NewRunWriter(w, schema)
-			if err != nil {
-				return err
-			}
-			if err := rw.Write(rows...); err != nil {
-				return err
-			}
-			_, err = rw.Close()
+			_, err := segment.WriteRun(w, schema, rows)
 			return err
 		}))
 		keys = append(keys, key)

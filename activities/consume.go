@@ -56,15 +56,8 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 		rows := c.buf.Rows(schema.Dims)
 		res.StagingKey = stagingKey(in.Spec.ID, in.SequenceName, in.From)
 		var info segment.Info
-		err := a.Staging.Put(ctx, res.StagingKey, func(w io.Writer) error {
-			sw, err := segment.NewRunWriter(w, schema)
-			if err != nil {
-				return err
-			}
-			if err := sw.Write(rows...); err != nil {
-				return err
-			}
-			info, err = sw.Close()
+		err := a.Staging.Put(ctx, res.StagingKey, func(w io.Writer) (err error) {
+			info, err = segment.WriteRun(w, schema, rows)
 			return err
 		})
 		rollup.Recycle(rows)

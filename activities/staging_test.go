@@ -38,14 +38,7 @@ func TestPublishClearsTheSequencesStagingDirectory(t *testing.T) {
 				Metrics: []domain.Value{domain.LongValue(1), domain.LongValue(1)}}
 		}
 		require.NoError(t, staging.Put(context.Background(), key, func(w io.Writer) error {
-			rw, err := segment.NewRunWriter(w, schema)
-			if err != nil {
-				return err
-			}
-			if err := rw.Write(rows...); err != nil {
-				return err
-			}
-			_, err = rw.Close()
+			_, err := segment.WriteRun(w, schema, rows)
 			return err
 		}))
 	}
