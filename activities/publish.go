@@ -39,7 +39,7 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 		return protocol.PublishResult{}, err
 	} else if ok {
 		// Committed by an earlier attempt; its staging files may be gone.
-		a.deleteStaging(ctx, run.log, in.Spec.ID, name, in.StagingKeys)
+		a.deleteStaging(ctx, run.log, in.Spec.ID, name)
 		return protocol.PublishResult{SegmentIDs: rec.SegmentIDs, Rows: rec.Rows, AlreadyPublished: true}, nil
 	}
 	segs, rows, err := a.writeSegments(ctx, in, name, run)
@@ -61,7 +61,7 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 			return protocol.PublishResult{}, err
 		}
 	}
-	a.deleteStaging(ctx, run.log, in.Spec.ID, name, in.StagingKeys)
+	a.deleteStaging(ctx, run.log, in.Spec.ID, name)
 	ids := make([]string, len(segs))
 	var bytes int64
 	for i, s := range segs {
@@ -77,21 +77,17 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 	return protocol.PublishResult{SegmentIDs: ids, Rows: rows, AlreadyPublished: already}, nil
 }
 
-// deleteStaging removes a committed sequence's chunks, then its whole
-// staging directory: what a worker killed mid-write left there, and the
-// chunks of an earlier generation that read the sequence with other chunk
-// boundaries before it failed. Nothing writes there once the sequence is
-// committed: its offsets are behind every group's.
-func (a *Activities) deleteStaging(ctx context.Context, log *slog.Logger, supervisorID, sequenceName string, keys []string) {
-	for _, key := range keys {
-		if err := a.Staging.Delete(ctx, key); err != nil {
-			// The sequence is committed; a leftover staging file costs disk,
-			// not correctness.
-			log.Warn("delete staging file", "key", key, "error", err)
-		}
-	}
+// deleteStaging removes a committed sequence's staging directory, which
+// holds every chunk named in keys (stagingKey puts them there) and what
+// no key names: a worker's write cut short by a kill, the chunks of an
+// earlier generation that read the sequence with other boundaries before
+// it failed. Nothing writes there once the sequence is committed: its
+// offsets are behind every group's.
+func (a *Activities) deleteStaging(ctx context.Context, log *slog.Logger, supervisorID, sequenceName string) {
 	dir := stagingDir(supervisorID, sequenceName)
 	if err := a.Staging.DeleteDir(ctx, dir); err != nil {
+		// The sequence is committed; leftover staging files cost disk, not
+		// correctness.
 		log.Warn("delete staging directory", "dir", dir, "error", err)
 	}
 }
