@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -40,20 +39,11 @@ func runHandoff(ctx context.Context, s *stack, o options, tc client.Client) (han
 	if err := s.createTopic(ctx, liveTopic, o.partitions); err != nil {
 		return res, err
 	}
-	dbURL, err := s.database(ctx, "bench_handoff")
+	pool, w, done, err := startPhase(ctx, s, o, "handoff", "")
 	if err != nil {
 		return res, err
 	}
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		return res, err
-	}
-	defer pool.Close()
-	w, err := startWorker(ctx, s, o, dbURL, filepath.Join(s.dir, "handoff"), "")
-	if err != nil {
-		return res, err
-	}
-	defer func() { _ = w.stop() }()
+	defer done()
 
 	pctx, stopProducing := context.WithCancel(ctx)
 	defer stopProducing()

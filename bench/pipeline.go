@@ -70,26 +70,15 @@ func backlogSpec(name, topic string, taskCount int, rollup bool) domain.Spec {
 // intermediateHandoffPeriod) would.
 func runVariant(ctx context.Context, s *stack, o options, tc client.Client, name string, rollup bool, ends domain.Offsets, ceilingRate float64) (variantResult, error) {
 	res := variantResult{Name: name}
-	dbName := "bench_" + name
-	dbURL, err := s.database(ctx, dbName)
-	if err != nil {
-		return res, err
-	}
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		return res, err
-	}
-	defer pool.Close()
-	dir := filepath.Join(s.dir, name)
 	profile := ""
 	if o.cpuProfile != "" {
 		profile, _ = filepath.Abs(o.cpuProfile + "-" + name + ".pprof")
 	}
-	w, err := startWorker(ctx, s, o, dbURL, dir, profile)
+	pool, w, done, err := startPhase(ctx, s, o, name, profile)
 	if err != nil {
 		return res, err
 	}
-	defer func() { _ = w.stop() }()
+	defer done()
 
 	spec := backlogSpec(name, backlogTopic, o.taskCount, rollup)
 	if err := spec.Validate(); err != nil {

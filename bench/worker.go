@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // workerProc is a worker process started for one phase, so its memory and
@@ -22,6 +24,23 @@ type workerProc struct {
 	logPath string
 	done    chan struct{}
 	err     error
+}
+
+// startPhase gives one phase its own database (bench_<name>), a pool on
+// it and a worker with its own directories; done stops both.
+func startPhase(ctx context.Context, s *stack, o options, name, cpuProfile string) (pool *pgxpool.Pool, w *workerProc, done func(), err error) {
+	dbURL, err := s.database(ctx, "bench_"+name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if pool, err = pgxpool.New(ctx, dbURL); err != nil {
+		return nil, nil, nil, err
+	}
+	if w, err = startWorker(ctx, s, o, dbURL, filepath.Join(s.dir, name), cpuProfile); err != nil {
+		pool.Close()
+		return nil, nil, nil, err
+	}
+	return pool, w, func() { _ = w.stop(); pool.Close() }, nil
 }
 
 // startWorker runs bin against the stack with its own database, deep
