@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/internal/segment"
 	"handoff/workflows"
@@ -159,7 +160,7 @@ func waitCommitted(ctx context.Context, tc client.Client, pool *pgxpool.Pool, sp
 		lastCheck = time.Now()
 		// The groups' own positions: the supervisor hears them only once a
 		// period.
-		pos, err := groupPositions(ctx, tc, spec)
+		pos, err := harness.GroupPositions(ctx, tc, spec)
 		if err != nil {
 			continue // not started yet
 		}

@@ -8,7 +8,6 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
-	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
@@ -21,29 +20,6 @@ func supervisorStatus(ctx context.Context, tc client.Client, id string) (workflo
 		return st, err
 	}
 	return st, v.Get(&st)
-}
-
-// groupPositions merges the next offsets the supervisor's groups read.
-func groupPositions(ctx context.Context, tc client.Client, spec domain.Spec) (domain.Offsets, error) {
-	pos := domain.Offsets{}
-	for g := range spec.IOConfig.TaskCount {
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		v, err := tc.QueryWorkflow(qctx, workflows.TaskGroupWorkflowID(spec.ID, g), "", workflows.QueryStatus)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		var st workflows.TaskGroupStatus
-		err = v.Get(&st)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		for p, o := range st.Position {
-			pos[p] = o
-		}
-	}
-	return pos, nil
 }
 
 func update[R any](ctx context.Context, tc client.Client, id, name string, arg any) (R, error) {

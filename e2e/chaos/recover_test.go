@@ -8,50 +8,22 @@ import (
 
 	"go.temporal.io/api/activity/v1"
 	"go.temporal.io/api/common/v1"
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
-	"handoff/workflows"
 )
 
 // startedActivity is an activity the server sees as started on a worker.
-type startedActivity struct {
-	Workflow, RunID, ID, Type string
-	Attempt                   int32
-	Worker                    string // the worker identity, pid@host@
-}
+type startedActivity = harness.StartedActivity
 
 // startedActivities asks the server which activities of the supervisor and
 // its groups are started, and on which worker.
 func (e *env) startedActivities(spec domain.Spec) []startedActivity {
-	ids := []string{workflows.SupervisorWorkflowID(spec.ID)}
-	for g := range spec.IOConfig.TaskCount {
-		ids = append(ids, workflows.TaskGroupWorkflowID(spec.ID, g))
-	}
-	var out []startedActivity
-	for _, id := range ids {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		d, err := e.temporal.DescribeWorkflowExecution(ctx, id, "")
-		cancel()
-		if err != nil {
-			continue
-		}
-		for _, pa := range d.GetPendingActivities() {
-			if pa.GetState() != enums.PENDING_ACTIVITY_STATE_STARTED {
-				continue
-			}
-			out = append(out, startedActivity{
-				Workflow: id, RunID: d.GetWorkflowExecutionInfo().GetExecution().GetRunId(),
-				ID: pa.GetActivityId(), Type: pa.GetActivityType().GetName(),
-				Attempt: pa.GetAttempt(), Worker: pa.GetLastWorkerIdentity(),
-			})
-		}
-	}
-	return out
+	return harness.StartedActivities(context.Background(), e.temporal, spec)
 }
 
 // startedOn keeps the activities started on the worker of identity prefix.

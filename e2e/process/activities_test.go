@@ -7,10 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
-	"handoff/workflows"
 )
 
 // runningActivity is an activity the server sees as started on a worker.
@@ -28,27 +26,11 @@ func (a runningActivity) String() string {
 // runningActivities asks the server which activities of the supervisor and
 // its groups are started.
 func (e *env) runningActivities(spec domain.Spec) []runningActivity {
-	ids := []string{workflows.SupervisorWorkflowID(spec.ID)}
-	for g := range spec.IOConfig.TaskCount {
-		ids = append(ids, workflows.TaskGroupWorkflowID(spec.ID, g))
-	}
 	var out []runningActivity
-	for _, id := range ids {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		d, err := e.temporal.DescribeWorkflowExecution(ctx, id, "")
-		cancel()
-		if err != nil {
-			continue
-		}
-		for _, pa := range d.GetPendingActivities() {
-			if pa.GetState() != enums.PENDING_ACTIVITY_STATE_STARTED {
-				continue
-			}
-			out = append(out, runningActivity{
-				Workflow: strings.TrimPrefix(id, "supervisor/"), Type: pa.GetActivityType().GetName(),
-				Attempt: pa.GetAttempt(), Worker: pa.GetLastWorkerIdentity(),
-			})
-		}
+	for _, a := range harness.StartedActivities(context.Background(), e.temporal, spec) {
+		out = append(out, runningActivity{
+			Workflow: strings.TrimPrefix(a.Workflow, "supervisor/"), Type: a.Type, Attempt: a.Attempt, Worker: a.Worker,
+		})
 	}
 	return out
 }

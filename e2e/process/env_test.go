@@ -23,6 +23,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 	"handoff/internal/kafka"
@@ -265,23 +266,7 @@ func (e *env) checkpointUntilPublished(spec domain.Spec, before int, timeout tim
 
 // positions asks every group for the next offset it reads.
 func (e *env) positions(spec domain.Spec) (domain.Offsets, error) {
-	pos := domain.Offsets{}
-	for g := range spec.IOConfig.TaskCount {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		v, err := e.temporal.QueryWorkflow(ctx, workflows.TaskGroupWorkflowID(spec.ID, g), "", workflows.QueryStatus)
-		cancel()
-		if err != nil {
-			return nil, fmt.Errorf("group %d: %w", g, err)
-		}
-		var st workflows.TaskGroupStatus
-		if err := v.Get(&st); err != nil {
-			return nil, fmt.Errorf("group %d: %w", g, err)
-		}
-		for p, o := range st.Position {
-			pos[p] = o
-		}
-	}
-	return pos, nil
+	return harness.GroupPositions(context.Background(), e.temporal, spec)
 }
 
 // waitCaughtUp waits until every group has read to the topic's end, so a

@@ -1,0 +1,78 @@
+// Package harness holds what the end-to-end test packages (e2e/process,
+// e2e/chaos) and the benchmark ask of a running supervisor through the
+// Temporal client: where its groups are reading, and which activities the
+// server sees started on which worker.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"handoff/internal/domain"
+	"handoff/workflows"
+)
+
+// GroupPositions asks every group of spec's supervisor for the next offset
+// it reads, and merges them.
+func GroupPositions(ctx context.Context, c client.Client, spec domain.Spec) (domain.Offsets, error) {
+	pos := domain.Offsets{}
+	for g := range spec.IOConfig.TaskCount {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		v, err := c.QueryWorkflow(qctx, workflows.TaskGroupWorkflowID(spec.ID, g), "", workflows.QueryStatus)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("group %d: %w", g, err)
+		}
+		var st workflows.TaskGroupStatus
+		err = v.Get(&st)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("group %d: %w", g, err)
+		}
+		for p, o := range st.Position {
+			pos[p] = o
+		}
+	}
+	return pos, nil
+}
+
+// StartedActivity is an activity the server sees as started on a worker.
+type StartedActivity struct {
+	Workflow, RunID, ID, Type string
+	Attempt                   int32
+	Worker                    string // the worker identity, pid@host@
+}
+
+// StartedActivities asks the server which activities of spec's supervisor
+// and its groups are started, and on which worker. A workflow it cannot
+// describe (not started yet, or gone) is left out.
+func StartedActivities(ctx context.Context, c client.Client, spec domain.Spec) []StartedActivity {
+	ids := []string{workflows.SupervisorWorkflowID(spec.ID)}
+	for g := range spec.IOConfig.TaskCount {
+		ids = append(ids, workflows.TaskGroupWorkflowID(spec.ID, g))
+	}
+	var out []StartedActivity
+	for _, id := range ids {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		d, err := c.DescribeWorkflowExecution(dctx, id, "")
+		cancel()
+		if err != nil {
+			continue
+		}
+		for _, pa := range d.GetPendingActivities() {
+			if pa.GetState() != enums.PENDING_ACTIVITY_STATE_STARTED {
+				continue
+			}
+			out = append(out, StartedActivity{
+				Workflow: id, RunID: d.GetWorkflowExecutionInfo().GetExecution().GetRunId(),
+				ID: pa.GetActivityId(), Type: pa.GetActivityType().GetName(),
+				Attempt: pa.GetAttempt(), Worker: pa.GetLastWorkerIdentity(),
+			})
+		}
+	}
+	return out
+}
