@@ -1,14 +1,14 @@
 package chaos
 
 import (
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"handoff/internal/logtail"
 )
 
 // maxLogPrint bounds how much of a process's log a failing test prints.
@@ -103,26 +103,4 @@ func (p *proc) waitExit(timeout time.Duration) (code int, ok bool) {
 }
 
 // logTail returns the last max bytes of the process's log.
-func (p *proc) logTail(max int64) string {
-	f, err := os.Open(p.logPath)
-	if err != nil {
-		return fmt.Sprintf("(no log: %v)", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Sprintf("(log: %v)", err)
-	}
-	prefix := ""
-	if fi.Size() > max {
-		if _, err := f.Seek(fi.Size()-max, io.SeekStart); err != nil {
-			return fmt.Sprintf("(log: %v)", err)
-		}
-		prefix = fmt.Sprintf("... (%d bytes cut)\n", fi.Size()-max)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return fmt.Sprintf("(log: %v)", err)
-	}
-	return prefix + string(b)
-}
+func (p *proc) logTail(max int64) string { return logtail.File(p.logPath, max) }

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"handoff/internal/logtail"
 )
 
 // maxLogPrint bounds how much of a worker's log a failing test prints.
@@ -155,29 +157,7 @@ func (w *workerProc) waitExit(timeout time.Duration) (code int, ok bool) {
 }
 
 // logTail returns the last max bytes of the worker's log.
-func (w *workerProc) logTail(max int64) string {
-	f, err := os.Open(w.logPath)
-	if err != nil {
-		return fmt.Sprintf("(no log: %v)", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Sprintf("(log: %v)", err)
-	}
-	prefix := ""
-	if fi.Size() > max {
-		if _, err := f.Seek(fi.Size()-max, io.SeekStart); err != nil {
-			return fmt.Sprintf("(log: %v)", err)
-		}
-		prefix = fmt.Sprintf("... (%d bytes cut)\n", fi.Size()-max)
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return fmt.Sprintf("(log: %v)", err)
-	}
-	return prefix + string(b)
-}
+func (w *workerProc) logTail(max int64) string { return logtail.File(w.logPath, max) }
 
 // logLines returns the log's lines that contain every one of words.
 func (w *workerProc) logLines(words ...string) []string {
