@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -316,8 +317,13 @@ func describeJSONError(data []byte, err error) error {
 		return &FieldError{Path: typ.Field, Msg: typ.Value}
 	case errors.As(err, &typ):
 		return &FieldError{Path: typ.Field, Msg: fmt.Sprintf("want %s, got JSON %s", jsonKind(typ.Type), typ.Value)}
-	case strings.HasPrefix(err.Error(), "json: unknown field"):
-		return fmt.Errorf("spec has an %s", strings.TrimPrefix(err.Error(), "json: "))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// The name is quoted cut short: a huge key makes a short error.
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if unq, uerr := strconv.Unquote(name); uerr == nil {
+			name = quoteName(unq)
+		}
+		return fmt.Errorf("spec has an unknown field %s", name)
 	}
 	return fmt.Errorf("spec: %w", err)
 }
