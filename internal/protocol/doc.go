@@ -19,3 +19,14 @@ const (
 	ActivityRecordSpec      = "RecordSpec"
 	ActivityTerminateGroups = "TerminateGroups"
 )
+
+// Activities of the long-running design: a task group reads its partitions
+// in one ConsumeStream at a time that returns only when something must
+// change, woken by WakeConsume (a local activity), and a supervisor learns
+// of partitions, group health and lag from one Watch that returns only
+// when what it sees differs from what the supervisor knows.
+const (
+	ActivityConsumeStream = "ConsumeStream"
+	ActivityWakeConsume   = "WakeConsume"
+	ActivityWatch         = "Watch"
+)

@@ -1,0 +1,127 @@
+package protocol
+
+import (
+	"time"
+
+	"handoff/internal/domain"
+)
+
+// ConsumeStreamInput is what one long-running read needs: where to start,
+// where to stop (a closed sequence's end), and what closes the open
+// sequence, so the stream returns exactly when its group must act.
+type ConsumeStreamInput struct {
+	Spec         domain.Spec
+	Group        int
+	SequenceName string
+	From         domain.Offsets
+	// Until, when set, is the exclusive end per partition (a closed
+	// sequence's end offsets); the stream returns once it reached it.
+	Until domain.Offsets
+	// ParseExceptions counts the unparseable rows the group met before
+	// this stream, against tuningConfig.maxParseExceptions.
+	ParseExceptions int64
+	// WakeKey names this stream for WakeConsume: the group wakes it when
+	// it must return (a checkpoint, a stop, new partitions, a rollover).
+	WakeKey string
+	// Close, set for the open sequence only, holds what the handoff
+	// triggers need; the stream returns when one of them holds.
+	Close *CloseTriggers
+	// MaxRun bounds one stream; past it the stream returns what it read so
+	// that a quiet group still records a little history now and then.
+	MaxRun time.Duration
+}
+
+// CloseTriggers is the open sequence as its group knows it when the stream
+// starts.
+type CloseTriggers struct {
+	OpenedAt time.Time
+	Rows     int64 // already in the sequence
+	Bytes    int64 // of its staged chunks
+	// OtherRows are the rows of the group's other unpublished sequences,
+	// against maxTotalRows.
+	OtherRows int64
+	// Progressed: the sequence already holds read records (its handoff
+	// period applies even if the stream reads nothing).
+	Progressed bool
+}
+
+// ChunkRef is one staged chunk of a stream.
+type ChunkRef struct {
+	Key   string
+	Rows  int64
+	Bytes int64
+}
+
+// ConsumeStreamResult is everything the stream read and staged, and why it
+// returned. A retried stream resumes from its last heartbeat, which holds
+// the same fields.
+type ConsumeStreamResult struct {
+	To          domain.Offsets
+	Chunks      []ChunkRef
+	Records     int64
+	Rows        int64 // after rollup
+	Bytes       int64
+	Unparseable int64
+	ThrownAway  int64
+	// Reason is why the stream returned: one of the Stream* constants.
+	Reason string
+}
+
+// Why a stream returned. The first four are handoff triggers.
+const (
+	StreamMaxRows       = "maxRowsPerSegment"
+	StreamMaxBytes      = "maxSequenceBytes"
+	StreamMaxTotalRows  = "maxTotalRows"
+	StreamHandoffPeriod = "intermediateHandoffPeriod"
+	StreamUntil         = "until"       // read to the closed sequence's end
+	StreamWoken         = "woken"       // its group asked (WakeConsume)
+	StreamCanceled      = "canceled"    // its group cancelled it
+	StreamWorkerStop    = "worker-stop" // the worker is shutting down
+	StreamMaxRun        = "max-run"     // MaxRun passed
+)
+
+// WakeConsumeInput names the stream to wake.
+type WakeConsumeInput struct {
+	Key string
+}
+
+// WatchInput is what the supervisor knows; Watch returns once what it sees
+// differs from it (or MaxRun passed).
+type WatchInput struct {
+	SupervisorID string
+	DataSource   string
+	Topic        string
+	// Every is how often Watch looks (ioConfig.period).
+	Every  time.Duration
+	MaxRun time.Duration
+	Known  WatchView
+}
+
+// WatchView is one look at a supervisor's world: its topic's partitions,
+// whether Kafka answers, which of its groups run, and whether every
+// partition has been read to its end.
+type WatchView struct {
+	Partitions []int32
+	// Problem is why the topic cannot be read ("" when it can), with the
+	// error's type (domain.ErrTopicNotFound, or "" for others).
+	Problem     string
+	ProblemType string
+	// Groups maps a task-group workflow id to whether it runs.
+	Groups map[string]bool
+	// CaughtUp: every partition's group has read to the latest offset,
+	// and no new record arrived, for two looks in a row.
+	CaughtUp bool
+}
+
+// WatchResult is the view that differs from the known one, with what was
+// seen at the same look.
+type WatchResult struct {
+	View WatchView
+	// Closed describes each group that was known to run and does not.
+	Closed  map[string]GroupClosed
+	Latest  domain.Offsets
+	Current domain.Offsets // read positions of the groups' running consumes
+	// Connected: Kafka answered at least once in this watch.
+	Connected bool
+	Reason    string // what changed, for logs and tests
+}
