@@ -2,12 +2,15 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"handoff/internal/jsoncheck"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -78,4 +81,16 @@ func TestBacklogEvents(t *testing.T) {
 	last := string(b.event(999))
 	require.Contains(t, first, `"ts":"2026-12-03T08:00:00.000Z"`)
 	require.Contains(t, last, `"ts":"2026-12-03T09:59:`)
+}
+
+// The results file has the project's JSON convention: lowerCamel keys, no
+// duration as a bare integer (the floats carry their unit in their name).
+func TestResultsFileKeysAndDurations(t *testing.T) {
+	var r result
+	jsoncheck.Fill(&r)
+	path := filepath.Join(t.TempDir(), "bench-result.json")
+	require.NoError(t, writeJSON(path, r))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, jsoncheck.Check(b), string(b))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"handoff/internal/domain"
+	"handoff/internal/jsoncheck"
 	"handoff/internal/workload"
 )
 
@@ -107,6 +108,21 @@ func TestStatusJSON(t *testing.T) {
 	require.Len(t, s.RecentFailures, 1)
 	require.Contains(t, s.RecentFailures[0].Error, "postgres://handoff:xxxxx@db")
 	require.NotContains(t, s.RecentFailures[0].Error, "hunter2")
+}
+
+// The JSON has the project's one convention: lowerCamel keys, durations
+// as strings ("250ms").
+func TestStatusJSONKeysAndDurations(t *testing.T) {
+	t.Parallel()
+	page := body(t, get(t, testMux(t, busyTracker(t), nil), "/status?format=json"))
+	require.NoError(t, jsoncheck.Check([]byte(page)), page)
+	require.Contains(t, page, `"checkEvery": "250ms"`)
+	require.Contains(t, page, `"pushBackFraction": 0.8`)
+	require.Contains(t, page, `"pushBackTotal": "0s"`)
+
+	tr := workload.NewTracker(workload.Limits{CheckEvery: jsoncheck.Sentinel})
+	page = body(t, get(t, testMux(t, tr, nil), "/status?format=json"))
+	require.NoError(t, jsoncheck.Check([]byte(page)), page)
 }
 
 func TestMetricsEndpoint(t *testing.T) {

@@ -26,22 +26,23 @@ const (
 	StateCommitting       = "committing"
 )
 
-// Limits bound the work of one worker.
+// Limits bound the work of one worker. In JSON CheckEvery is a string
+// such as "250ms" (see json.go).
 type Limits struct {
 	// Consume is how many consume activities run at once. Default 4.
-	Consume int
+	Consume int `json:"consume"`
 	// Publish is how many publish activities run at once. Default 2.
-	Publish int
+	Publish int `json:"publish"`
 	// MemoryLimit is the heap size push-back is measured against (bytes);
 	// 0 takes the Go runtime's limit (GOMEMLIMIT / debug.SetMemoryLimit)
 	// when set, else disables push-back. Default 0.
-	MemoryLimit int64
+	MemoryLimit int64 `json:"memoryLimit"`
 	// PushBackFraction: new consume work waits while the heap is above this
 	// fraction of MemoryLimit. Default 0.8.
-	PushBackFraction float64
+	PushBackFraction float64 `json:"pushBackFraction"`
 	// CheckEvery is how often the memory monitor samples the heap. Default
 	// 250ms.
-	CheckEvery time.Duration
+	CheckEvery time.Duration `json:"checkEvery"`
 }
 
 // Work describes one running activity.
@@ -68,7 +69,8 @@ type Failure struct {
 	Error string    `json:"error"`
 }
 
-// Memory is the monitor's last reading.
+// Memory is the monitor's last reading. In JSON PushBackTotal is a string
+// such as "1.5s" (see json.go).
 type Memory struct {
 	HeapBytes     uint64        `json:"heapBytes"`
 	Limit         int64         `json:"limit"`         // 0: push-back disabled
