@@ -287,10 +287,10 @@ func startOptions(spec domain.Spec) client.StartWorkflowOptions {
 		TaskQueue:                                workflows.TaskQueue,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeSupervisor).ValueSet(spec.ID),
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeDataSource).ValueSet(spec.DataSchema.DataSource),
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeTopic).ValueSet(spec.IOConfig.Topic),
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeState).ValueSet(workflows.StatePending),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeSupervisor).ValueSet(spec.ID),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeDataSource).ValueSet(spec.DataSchema.DataSource),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeTopic).ValueSet(spec.IOConfig.Topic),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeState).ValueSet(workflows.StatePending),
 		),
 	}
 }

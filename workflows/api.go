@@ -340,13 +340,3 @@ type AddPartitions struct {
 type Rollover struct {
 	Generation int `json:"generation"`
 }
-
-// Search attributes a supervisor keeps up to date, so the Temporal UI can
-// filter on them (e.g. SupervisorState = "RUNNING"). The worker registers
-// them when missing.
-const (
-	SearchAttributeSupervisor = "Supervisor"
-	SearchAttributeDataSource = "DataSource"
-	SearchAttributeTopic      = "Topic"
-	SearchAttributeState      = "SupervisorState"
-)

@@ -69,10 +69,10 @@ func (s *supervisor) partitionLag() map[int32]int64 {
 
 // Search attribute keys the supervisor keeps current.
 var (
-	saSupervisor = temporal.NewSearchAttributeKeyKeyword(SearchAttributeSupervisor)
-	saDataSource = temporal.NewSearchAttributeKeyKeyword(SearchAttributeDataSource)
-	saTopic      = temporal.NewSearchAttributeKeyKeyword(SearchAttributeTopic)
-	saState      = temporal.NewSearchAttributeKeyKeyword(SearchAttributeState)
+	saSupervisor = temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeSupervisor)
+	saDataSource = temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeDataSource)
+	saTopic      = temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeTopic)
+	saState      = temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeState)
 )
 
 // publishVisibility shows progress in the Temporal UI without a query: the

@@ -16,15 +16,15 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
-	"handoff/workflows"
+	"handoff/internal/domain"
 )
 
 // Names are the custom search attributes handoff uses, all of type Keyword.
 var Names = []string{
-	workflows.SearchAttributeSupervisor,
-	workflows.SearchAttributeDataSource,
-	workflows.SearchAttributeTopic,
-	workflows.SearchAttributeState,
+	domain.SearchAttributeSupervisor,
+	domain.SearchAttributeDataSource,
+	domain.SearchAttributeTopic,
+	domain.SearchAttributeState,
 }
 
 // DevServerArgs are the `temporal server start-dev` flags that register

@@ -32,8 +32,8 @@ func TestStartStartsSupervisor(t *testing.T) {
 	assert.True(t, fc.startOpts.WorkflowExecutionErrorWhenAlreadyStarted)
 	sa := fc.startOpts.TypedSearchAttributes
 	for key, want := range map[string]string{
-		workflows.SearchAttributeSupervisor: "orders", workflows.SearchAttributeDataSource: "orders",
-		workflows.SearchAttributeTopic: "orders", workflows.SearchAttributeState: workflows.StatePending,
+		domain.SearchAttributeSupervisor: "orders", domain.SearchAttributeDataSource: "orders",
+		domain.SearchAttributeTopic: "orders", domain.SearchAttributeState: workflows.StatePending,
 	} {
 		got, ok := sa.GetKeyword(temporal.NewSearchAttributeKeyKeyword(key))
 		assert.True(t, ok, key)

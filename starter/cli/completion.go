@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"handoff/workflows"
+	"handoff/internal/domain"
 )
 
 // completionTimeout bounds dialing Temporal and listing the supervisors
@@ -88,9 +88,9 @@ func (a *app) completeSupervisorIDs(cmd *cobra.Command, args []string, toComplet
 			continue
 		}
 		out = append(out, cobra.CompletionWithDesc(id, fmt.Sprintf("%s, topic %s → datasource %s",
-			orDash(searchKeyword(info, workflows.SearchAttributeState)),
-			orDash(searchKeyword(info, workflows.SearchAttributeTopic)),
-			orDash(searchKeyword(info, workflows.SearchAttributeDataSource)))))
+			orDash(searchKeyword(info, domain.SearchAttributeState)),
+			orDash(searchKeyword(info, domain.SearchAttributeTopic)),
+			orDash(searchKeyword(info, domain.SearchAttributeDataSource)))))
 	}
 	slices.Sort(out)
 	return out, none

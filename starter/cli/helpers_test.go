@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
@@ -272,8 +273,8 @@ func runningSupervisor(t *testing.T, id, state, dataSource, topic string) *workf
 	t.Helper()
 	fields := map[string]*commonpb.Payload{}
 	for k, v := range map[string]string{
-		workflows.SearchAttributeSupervisor: id, workflows.SearchAttributeState: state,
-		workflows.SearchAttributeDataSource: dataSource, workflows.SearchAttributeTopic: topic,
+		domain.SearchAttributeSupervisor: id, domain.SearchAttributeState: state,
+		domain.SearchAttributeDataSource: dataSource, domain.SearchAttributeTopic: topic,
 	} {
 		p, err := converter.GetDefaultDataConverter().ToPayload(v)
 		require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"golang.org/x/sync/errgroup"
 
+	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
@@ -105,9 +106,9 @@ func summarize(ctx context.Context, c client.Client, info *workflowpb.WorkflowEx
 	}
 	return supervisorSummary{
 		ID:          id,
-		State:       searchKeyword(info, workflows.SearchAttributeState),
-		DataSource:  searchKeyword(info, workflows.SearchAttributeDataSource),
-		Topic:       searchKeyword(info, workflows.SearchAttributeTopic),
+		State:       searchKeyword(info, domain.SearchAttributeState),
+		DataSource:  searchKeyword(info, domain.SearchAttributeDataSource),
+		Topic:       searchKeyword(info, domain.SearchAttributeTopic),
 		StatusError: err.Error(),
 	}
 }

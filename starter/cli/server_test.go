@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"handoff/internal/domain"
 	"handoff/internal/testenv"
 	"handoff/workflows"
 )
@@ -97,8 +98,8 @@ func TestAgainstTemporalServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "supervisor orders: topic orders → datasource orders, 2 task groups", summary)
 	for key, want := range map[string]string{
-		workflows.SearchAttributeSupervisor: "orders", workflows.SearchAttributeDataSource: "orders",
-		workflows.SearchAttributeTopic: "orders", workflows.SearchAttributeState: workflows.StatePending, // the stub keeps none up to date
+		domain.SearchAttributeSupervisor: "orders", domain.SearchAttributeDataSource: "orders",
+		domain.SearchAttributeTopic: "orders", domain.SearchAttributeState: workflows.StatePending, // the stub keeps none up to date
 	} {
 		got, ok := d.TypedSearchAttributes.GetKeyword(temporal.NewSearchAttributeKeyKeyword(key))
 		assert.True(t, ok, key)

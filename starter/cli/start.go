@@ -78,8 +78,8 @@ UNHEALTHY_TASKS, is suspended or stops, or is not ready within --timeout.`,
 				return a.out.print(upd)
 			case errors.As(err, &invalid) && strings.Contains(strings.ToLower(invalid.Error()), "search attribute"):
 				return fmt.Errorf("start workflow %s: %w (the worker registers the search attributes %s, %s, %s and %s when it starts: start a worker first)",
-					res.WorkflowID, err, workflows.SearchAttributeSupervisor, workflows.SearchAttributeDataSource,
-					workflows.SearchAttributeTopic, workflows.SearchAttributeState)
+					res.WorkflowID, err, domain.SearchAttributeSupervisor, domain.SearchAttributeDataSource,
+					domain.SearchAttributeTopic, domain.SearchAttributeState)
 			case err != nil:
 				return fmt.Errorf("start workflow %s: %w", res.WorkflowID, err)
 			}
@@ -109,10 +109,10 @@ func startOptions(workflowID string, spec domain.Spec) client.StartWorkflowOptio
 		// Without this the SDK silently returns the running workflow.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes: temporal.NewSearchAttributes(
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeSupervisor).ValueSet(spec.ID),
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeDataSource).ValueSet(spec.DataSchema.DataSource),
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeTopic).ValueSet(spec.IOConfig.Topic),
-			temporal.NewSearchAttributeKeyKeyword(workflows.SearchAttributeState).ValueSet(workflows.StatePending),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeSupervisor).ValueSet(spec.ID),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeDataSource).ValueSet(spec.DataSchema.DataSource),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeTopic).ValueSet(spec.IOConfig.Topic),
+			temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeState).ValueSet(workflows.StatePending),
 		),
 		StaticSummary: fmt.Sprintf("supervisor %s: topic %s → datasource %s, %s",
 			spec.ID, spec.IOConfig.Topic, spec.DataSchema.DataSource, plural(spec.IOConfig.TaskCount, "task group")),
