@@ -18,7 +18,7 @@ func (s *stack) printBanner() {
 		return p
 	}
 	id, topic := s.spec.ID, s.spec.IOConfig.Topic
-	wfURL := fmt.Sprintf("http://localhost:%d/namespaces/%s/workflows/%s", temporalUIPort, temporalNS,
+	wfURL := fmt.Sprintf("%s/namespaces/%s/workflows/%s", temporalUIURL, temporalNS,
 		url.PathEscape(workflows.SupervisorWorkflowID(id)))
 	psql := fmt.Sprintf("psql '%s'", s.dbURL)
 	gen := fmt.Sprintf("generator at %v events/s", s.cfg.rate)

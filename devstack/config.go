@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Fixed ports, chosen to be the usual ones (so the docs' URLs work) except
@@ -20,6 +21,10 @@ const (
 	temporalNS      = "default"
 	defaultSpecPath = "examples/wiki.json"
 )
+
+// temporalUIURL is where the dev server's Web UI is: the stack starts it
+// there (--ui-port), so it knows, and says so to the starter it runs.
+var temporalUIURL = "http://localhost:" + strconv.Itoa(temporalUIPort)
 
 // config is the command line.
 type config struct {

@@ -5,11 +5,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
 )
+
+// starterEnv points the starter at the dev Temporal and its UI (which the
+// starter cannot guess), through the variables a user would set.
+func starterEnv() []string {
+	return []string{
+		"TEMPORAL_ADDRESS=" + hostPort(temporalPort),
+		"TEMPORAL_NAMESPACE=" + temporalNS,
+		"TEMPORAL_UI_URL=" + temporalUIURL,
+	}
+}
 
 // starterFailure is the starter's exit code for "ran and failed", which a
 // frontend still warming up can cause; other codes are final.
@@ -45,8 +56,8 @@ func (s *stack) startSupervisor(ctx context.Context) error {
 // starter runs the starter CLI against the dev Temporal and returns its
 // combined output.
 func (s *stack) starter(ctx context.Context, args ...string) (string, error) {
-	args = append(args, "--address", hostPort(temporalPort), "--namespace", temporalNS)
 	cmd := exec.CommandContext(ctx, s.l.dev("bin", "starter"), args...)
+	cmd.Env = append(os.Environ(), starterEnv()...)
 	cmd.Dir = s.l.root
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	var out bytes.Buffer

@@ -122,6 +122,24 @@ func TestUIURLFallsBackToEnv(t *testing.T) {
 	assert.Contains(t, r.stdout, "https://ui.example/namespaces/ns%201/workflows/supervisor%2Forders\n")
 }
 
+// Where the UI is cannot be told from TEMPORAL_ADDRESS: without --ui-url
+// or TEMPORAL_UI_URL start prints no link rather than a guess.
+func TestStartPrintsNoUILinkItWasNotGiven(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"TEMPORAL_ADDRESS": "127.0.0.1:17233"}
+	r := runCLI(t, runOpts{env: env, dial: dialTo(&fakeClient{}, nil)}, "start", "-f", "testdata/spec.json")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Equal(t, "started supervisor orders\n  workflow  supervisor/orders\n  run       run-1\n", r.stdout)
+
+	r = runCLI(t, runOpts{env: env, dial: dialTo(&fakeClient{}, nil)}, "start", "-f", "testdata/spec.json", "-o", "json")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, `"url"`)
+
+	r = runCLI(t, runOpts{env: env, dial: dialTo(&fakeClient{}, nil)}, "start", "-f", "testdata/spec.json", "--ui-url", "http://127.0.0.1:18233")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "  ui        http://127.0.0.1:18233/namespaces/default/workflows/supervisor%2Forders\n")
+}
+
 func TestUnreachableTemporalNamesAddress(t *testing.T) {
 	t.Parallel()
 	var stdout, stderr bytes.Buffer

@@ -32,7 +32,11 @@ update does (and prints what update prints).
 
 With --wait it then queries the supervisor's status until its state is
 RUNNING or IDLE, printing each state it goes through on stderr, and prints
-the result with that state. It fails (exit 1), naming the last state and the
+the result with that state.
+
+It links to the workflow in the Temporal UI only when it knows where the UI
+is (--ui-url or TEMPORAL_UI_URL; make dev passes its own): the UI's address
+cannot be told from Temporal's, so it is never guessed. It fails (exit 1), naming the last state and the
 recent errors, if the supervisor becomes UNHEALTHY_SUPERVISOR or
 UNHEALTHY_TASKS, is suspended or stops, or is not ready within --timeout.`,
 		Example: `  starter start -f spec.json
@@ -59,7 +63,9 @@ UNHEALTHY_TASKS, is suspended or stops, or is not ready within --timeout.`,
 				WorkflowID:   workflows.SupervisorWorkflowID(spec.ID),
 				Namespace:    a.namespace,
 			}
-			res.URL = workflowURL(uiURL, a.namespace, res.WorkflowID)
+			if uiURL != "" {
+				res.URL = workflowURL(uiURL, a.namespace, res.WorkflowID)
+			}
 			run, err := c.ExecuteWorkflow(cmd.Context(), startOptions(res.WorkflowID, spec),
 				workflows.SupervisorWorkflowName, workflows.SupervisorInput{Spec: spec})
 			var started *serviceerror.WorkflowExecutionAlreadyStarted
@@ -95,7 +101,7 @@ UNHEALTHY_TASKS, is suspended or stops, or is not ready within --timeout.`,
 	addSpecFlag(cmd, &file)
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the supervisor is RUNNING or IDLE")
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "how long --wait waits")
-	cmd.Flags().StringVar(&uiURL, "ui-url", "http://localhost:8233", "Temporal UI base URL, for the workflow link")
+	cmd.Flags().StringVar(&uiURL, "ui-url", "", "Temporal UI base URL, for the workflow link (none without it)")
 	bindEnv(cmd.Flags(), "ui-url", "TEMPORAL_UI_URL")
 	return cmd
 }
@@ -130,13 +136,18 @@ type startResult struct {
 	WorkflowID   string `json:"workflowId"`
 	RunID        string `json:"runId"`
 	Namespace    string `json:"namespace"`
-	URL          string `json:"url"`
+	// URL is the workflow in the Temporal UI, when --ui-url says where
+	// that is.
+	URL string `json:"url,omitempty"`
 	// State is the last state --wait saw.
 	State string `json:"state,omitempty"`
 }
 
 func (r startResult) writeText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "started supervisor %s\n  workflow  %s\n  run       %s\n  ui        %s\n", r.SupervisorID, r.WorkflowID, r.RunID, r.URL)
+	_, err := fmt.Fprintf(w, "started supervisor %s\n  workflow  %s\n  run       %s\n", r.SupervisorID, r.WorkflowID, r.RunID)
+	if err == nil && r.URL != "" {
+		_, err = fmt.Fprintf(w, "  ui        %s\n", r.URL)
+	}
 	if err == nil && r.State != "" {
 		_, err = fmt.Fprintf(w, "  state     %s\n", r.State)
 	}

@@ -46,7 +46,6 @@ func TestStartWaitPrintsEachStateUntilRunning(t *testing.T) {
 	assert.Equal(t, `started supervisor orders
   workflow  supervisor/orders
   run       run-1
-  ui        http://localhost:8233/namespaces/default/workflows/supervisor%2Forders
   state     RUNNING
 `, r.stdout)
 	assert.Equal(t, `[0.1s] supervisor orders is PENDING
