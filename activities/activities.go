@@ -16,6 +16,7 @@ import (
 	"handoff/internal/kafka"
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
+	"handoff/internal/wakeup"
 	"handoff/internal/workload"
 )
 
@@ -41,6 +42,9 @@ type Activities struct {
 	Tracker *workload.Tracker
 	// Metrics records what the activities did. Nil: not recorded.
 	Metrics Recorder
+	// Wakeups delivers WakeConsume to the streams of this process. Nil:
+	// a stream returns only by itself or when cancelled.
+	Wakeups *wakeup.Hub
 }
 
 // Recorder receives the activities' measurements (internal/metrics

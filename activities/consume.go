@@ -77,11 +77,16 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 // stagingKey is deterministic in the chunk's start, so a retried consume of
 // the same chunk replaces its file instead of adding one.
 func stagingKey(supervisorID, sequenceName string, from domain.Offsets) string {
+	return stagingDir(supervisorID, sequenceName) + offsetsName(from) + ".run"
+}
+
+// offsetsName renders offsets for a file name: "p0-1200_p2-880".
+func offsetsName(from domain.Offsets) string {
 	parts := make([]string, 0, len(from))
 	for _, p := range from.Partitions() {
 		parts = append(parts, fmt.Sprintf("p%d-%d", p, from[p]))
 	}
-	return stagingDir(supervisorID, sequenceName) + strings.Join(parts, "_") + ".run"
+	return strings.Join(parts, "_")
 }
 
 // stagingDir holds every chunk of one sequence.

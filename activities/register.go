@@ -18,6 +18,9 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		protocol.ActivityResetOffsets:    a.ResetOffsets,
 		protocol.ActivityRecordSpec:      a.RecordSpec,
 		protocol.ActivityTerminateGroups: a.TerminateGroups,
+		protocol.ActivityConsumeStream:   a.ConsumeStream,
+		protocol.ActivityWakeConsume:     a.WakeConsume,
+		protocol.ActivityWatch:           a.Watch,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

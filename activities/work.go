@@ -107,8 +107,10 @@ func (r *running) progress(offsets domain.Offsets, rows, bytes int64) {
 // end stops the heartbeats and leaves the tracker; a failure is listed
 // among its recent failures.
 func (r *running) end(err error) {
-	close(r.stop)
-	r.wg.Wait()
+	if r.stop != nil { // a stream's chunk heartbeats through its stream
+		close(r.stop)
+		r.wg.Wait()
+	}
 	if r.h != nil {
 		r.h.End(err)
 	}

@@ -113,8 +113,8 @@ func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store, storage.
 	kc, err := kafka.New(s.brokers)
 	require.NoError(t, err)
 	t.Cleanup(kc.Close)
-	s.acts = &activities.Activities{Kafka: kc, Store: s.store, Deep: deep, Staging: staging, Scratch: t.TempDir(), Temporal: s.temporal, Log: log}
-	w := worker.New(s.temporal, s.taskQueue, worker.Options{})
+	s.acts = &activities.Activities{Kafka: kc, Store: s.store, Deep: deep, Staging: staging, Scratch: t.TempDir(), Temporal: s.temporal, Log: log, Wakeups: startWakeups(t, pool, log)}
+	w := worker.New(s.temporal, s.taskQueue, workerOptions)
 	workflows.Register(w)
 	s.acts.Register(w)
 	require.NoError(t, w.Start())

@@ -22,6 +22,7 @@ import (
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
 	"handoff/internal/testenv"
+	"handoff/internal/wakeup"
 	"handoff/workflows"
 )
 
@@ -78,14 +79,25 @@ func newStack(t *testing.T, partitions int32, faults activities.Faults) *stack {
 	require.NoError(t, err)
 	s.acts = &activities.Activities{
 		Kafka: kc, Store: s.store, Deep: s.deep, Staging: s.staging,
-		Temporal: s.temporal, Log: log, Faults: faults,
+		Temporal: s.temporal, Log: log, Faults: faults, Wakeups: startWakeups(t, pool, log),
 	}
-	w := worker.New(s.temporal, s.taskQueue, worker.Options{})
+	w := worker.New(s.temporal, s.taskQueue, workerOptions)
 	workflows.Register(w)
 	s.acts.Register(w)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return s
+}
+
+// workerOptions are the worker's own (worker/modules.go) where they change
+// what the workflows do: streams heartbeat as often as they decide.
+var workerOptions = worker.Options{MaxHeartbeatThrottleInterval: 2 * time.Second}
+
+// startWakeups delivers wakes to the streams of the test's worker.
+func startWakeups(t *testing.T, pool *pgxpool.Pool, log *slog.Logger) *wakeup.Hub {
+	h := wakeup.Start(pool, log)
+	t.Cleanup(h.Close)
+	return h
 }
 
 // spec is a small-chunk spec over the stack's topic, so a test sees many

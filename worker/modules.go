@@ -21,6 +21,7 @@ import (
 	"handoff/internal/redact"
 	"handoff/internal/scratch"
 	"handoff/internal/storage"
+	"handoff/internal/wakeup"
 	"handoff/internal/workload"
 	"handoff/workflows"
 )
@@ -30,7 +31,7 @@ import (
 func Modules(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.Provide(newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newScratch, newTemporalClient, newActivities),
+		fx.Provide(newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newScratch, newWakeups, newTemporalClient, newActivities),
 		fx.Invoke(logConfig, warnInsecure, ensureSearchAttributes, startTemporalWorker, startHTTP),
 	)
 }
@@ -97,6 +98,17 @@ func newPostgres(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*pgstore.Store,
 		OnStop: func(context.Context) error { pool.Close(); return nil },
 	})
 	return store, nil
+}
+
+// newWakeups listens for wakes of this worker's consume streams from start
+// (after the migrations) until stop.
+func newWakeups(lc fx.Lifecycle, store *pgstore.Store, log *slog.Logger) *wakeup.Hub {
+	h := wakeup.New(store.Pool(), log)
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error { h.Start(); return nil },
+		OnStop:  func(context.Context) error { h.Close(); return nil },
+	})
+	return h
 }
 
 // newKafka's fetch connections close when the worker stops, after the
@@ -179,6 +191,12 @@ func newTemporalClient(lc fx.Lifecycle, cfg Config, log *slog.Logger, m *metrics
 // publish (discovery, offsets, specs, checks): short and light.
 const otherActivities = 8
 
+// longRunningActivities is room for the streams and watches this worker
+// runs: each holds an activity slot for as long as it runs (up to an hour)
+// but a consume slot only while it stages a chunk. It bounds how many task
+// groups and supervisors one worker serves at once.
+const longRunningActivities = 1000
+
 type activityDeps struct {
 	fx.In
 	Kafka    *kafka.Client
@@ -190,13 +208,14 @@ type activityDeps struct {
 	Log      *slog.Logger
 	Tracker  *workload.Tracker
 	Metrics  *metrics.Metrics
+	Wakeups  *wakeup.Hub
 }
 
 func newActivities(d activityDeps) *activities.Activities {
 	return &activities.Activities{
 		Kafka: d.Kafka, Store: d.Store, Deep: d.Deep, Staging: d.Staging, Scratch: d.Scratch.Path(),
 		Temporal: d.Temporal, Log: d.Log,
-		Tracker: d.Tracker, Metrics: d.Metrics, Faults: faultsFromEnv(d.Log),
+		Tracker: d.Tracker, Metrics: d.Metrics, Faults: faultsFromEnv(d.Log), Wakeups: d.Wakeups,
 	}
 }
 
@@ -207,8 +226,11 @@ func newActivities(d activityDeps) *activities.Activities {
 // leave room for them and for the small activities beside them.
 func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *activities.Activities, log *slog.Logger) {
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
-		MaxConcurrentActivityExecutionSize: cfg.MaxConsume + cfg.MaxPublish + otherActivities,
+		MaxConcurrentActivityExecutionSize: cfg.MaxConsume + cfg.MaxPublish + otherActivities + longRunningActivities,
 		WorkerStopTimeout:                  cfg.ShutdownGrace,
+		// A stream decides itself how often it heartbeats (every 2 s while
+		// it stages chunks, every 40 s while quiet): let those through.
+		MaxHeartbeatThrottleInterval: 2 * time.Second,
 	})
 	workflows.Register(w)
 	acts.Register(w)

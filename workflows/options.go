@@ -46,3 +46,46 @@ func withRetryTimeout(o workflow.ActivityOptions, spec domain.Spec) workflow.Act
 	o.ScheduleToCloseTimeout = spec.TuningConfig.ActivityRetryTimeout.D()
 	return o
 }
+
+// The long-running activities. A stream heartbeats every few seconds while
+// it reads and every 40 s while its topic is quiet, so a dead worker is
+// still found within its heartbeat timeout; it returns by itself after
+// streamMaxRun. WaitForCancellation: a cancelled stream (the fallback when
+// a wake could not be sent) still answers with what it staged.
+const (
+	streamMaxRun = time.Hour
+	watchMaxRun  = time.Hour
+)
+
+var (
+	streamOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: streamMaxRun + 10*time.Minute,
+		HeartbeatTimeout:    time.Minute,
+		WaitForCancellation: true,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+		},
+	}
+	// The watch holds no state a retry needs: it is retried without end,
+	// and its heartbeat timeout only has to find a dead worker.
+	watchOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: watchMaxRun + 10*time.Minute,
+		HeartbeatTimeout:    5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+		},
+	}
+	wakeOptions = workflow.LocalActivityOptions{
+		ScheduleToCloseTimeout: time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: 500 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 5 * time.Second,
+		},
+	}
+)
+
+// withStreamRetryTimeout bounds a stream's retries by activityRetryTimeout
+// beyond its own longest run.
+func withStreamRetryTimeout(o workflow.ActivityOptions, spec domain.Spec) workflow.ActivityOptions {
+	o.ScheduleToCloseTimeout = streamMaxRun + spec.TuningConfig.ActivityRetryTimeout.D()
+	return o
+}

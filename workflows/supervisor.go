@@ -23,6 +23,7 @@ type supervisor struct {
 	reconciling, resetting bool
 	// parallelSignals: the run records parallelCheckpointVersion.
 	parallelSignals bool
+	watchState      // supervisor_watch.go
 }
 
 // supervisorSignals are the channels a supervisor listens on.
@@ -54,6 +55,8 @@ func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
 		s.c = SupervisorCarry{State: StatePending, Target: targetRun, Groups: map[int]*groupRecord{}}
 	}
 	s.parallelSignals = workflow.GetVersion(ctx, parallelCheckpointChange, workflow.DefaultVersion, parallelCheckpointVersion) >= parallelCheckpointVersion
+	s.watch = workflow.GetVersion(ctx, watchChange, workflow.DefaultVersion, watchVersion) >= watchVersion
+	s.startedIn = map[int]int{}
 	if err := s.registerHandlers(ctx); err != nil {
 		return err
 	}
@@ -68,6 +71,9 @@ func SupervisorWorkflow(ctx workflow.Context, in SupervisorInput) error {
 		finished:   workflow.GetSignalChannel(ctx, SignalGroupFinished),
 		progress:   workflow.GetSignalChannel(ctx, SignalProgress),
 		outOfRange: workflow.GetSignalChannel(ctx, SignalOffsetOutOfRange),
+	}
+	if s.watch {
+		return s.runWatched(ctx, sig)
 	}
 	for {
 		s.reconcile(ctx)

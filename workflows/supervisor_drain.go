@@ -27,6 +27,7 @@ func (s *supervisor) drainGroups(ctx workflow.Context) {
 		case !rec.Running && !now(ctx).Before(rec.RetryAt):
 			if err := s.startGroup(ctx, g, rec, true); err != nil {
 				s.recordError(ctx, fmt.Sprintf("start group %d to publish before stopping: %s", g, errorMessage(err)))
+				s.retrySoon = true
 			}
 		}
 	}
@@ -85,6 +86,9 @@ func (s *supervisor) failingGroups() int {
 
 // idle: every partition has been read to its latest offset for two periods.
 func (s *supervisor) idle(ctx workflow.Context) bool {
+	if s.watch {
+		return s.c.Watched != nil && s.c.Watched.CaughtUp
+	}
 	caughtUp := len(s.c.Latest) > 0
 	for p, latest := range s.c.Latest {
 		if cur, ok := s.c.Current[p]; !ok || cur < latest {

@@ -58,12 +58,18 @@ func (s *supervisor) discover(ctx workflow.Context) error {
 		return err
 	}
 	s.c.Connected, s.c.Latest = true, disc.Latest
+	return s.applyPartitions(ctx, disc.Partitions)
+}
+
+// applyPartitions lays out the groups the first time and hands new
+// partitions to their groups.
+func (s *supervisor) applyPartitions(ctx workflow.Context, partitions []int32) error {
 	if len(s.c.Groups) == 0 {
-		s.c.Partitions = disc.Partitions
+		s.c.Partitions = partitions
 		return s.layOutGroups(ctx)
 	}
 	var added []int32
-	for _, p := range disc.Partitions {
+	for _, p := range partitions {
 		if !slices.Contains(s.c.Partitions, p) {
 			added = append(added, p)
 		}
@@ -183,13 +189,21 @@ func (s *supervisor) refreshRunning(ctx workflow.Context) error {
 	if err := workflow.ExecuteActivity(actx, protocol.ActivityGroupStates, protocol.GroupStatesInput{WorkflowIDs: ids}).Get(ctx, &res); err != nil {
 		return err
 	}
+	s.applyGroupStates(ctx, res.Running, res.Closed, func(int) bool { return false })
+	return nil
+}
+
+// applyGroupStates counts the groups that were running and are not as
+// failures (or as finished, if they completed after a stop) and sets their
+// restart; stale(g) says a report on group g predates its latest start.
+func (s *supervisor) applyGroupStates(ctx workflow.Context, running map[string]bool, closedRuns map[string]protocol.GroupClosed, stale func(int) bool) {
 	for _, g := range s.sortedGroups() {
 		rec := s.c.Groups[g]
 		id := TaskGroupWorkflowID(s.spec.ID, g)
-		if running, asked := res.Running[id]; !asked || running || !rec.Running {
+		if running, asked := running[id]; !asked || running || !rec.Running || stale(g) {
 			continue
 		}
-		closed := res.Closed[id]
+		closed := closedRuns[id]
 		if closed.Status == "Completed" && rec.StopSent {
 			// Finished as told; its group-finished signal may still be on
 			// its way.
@@ -203,7 +217,6 @@ func (s *supervisor) refreshRunning(ctx workflow.Context) error {
 		s.recordError(ctx, msg+fmt.Sprintf("; restarting it from the committed offsets in %s", restartBackoff(rec.Failures)))
 		s.resolve(g, GroupCheckpointResult{Outcome: CheckpointNotRunning})
 	}
-	return nil
 }
 
 func describeClosed(c protocol.GroupClosed) string {
@@ -227,6 +240,7 @@ func (s *supervisor) startGroups(ctx workflow.Context) {
 		rec.Finished, rec.StopSent = false, false
 		if err := s.startGroup(ctx, g, rec, false); err != nil {
 			s.recordError(ctx, fmt.Sprintf("start group %d: %s", g, errorMessage(err)))
+			s.retrySoon = true
 		}
 	}
 }
@@ -258,6 +272,7 @@ func (s *supervisor) startGroup(ctx workflow.Context, g int, rec *groupRecord, s
 		return err
 	}
 	rec.Running, rec.StopSent = true, stopping
+	s.startedIn[g] = s.watchSeq
 	return nil
 }
 

@@ -42,6 +42,8 @@ type SupervisorCarry struct {
 	// OffsetResets are the latest automatic resets of offsets that were
 	// out of range (at most maxOffsetResets).
 	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`
+	// Watched is what the last watch reported (supervisor_watch.go).
+	Watched *WatchedState `json:"watched,omitempty"`
 }
 
 // groupRecord is what the supervisor knows of one task group. Its

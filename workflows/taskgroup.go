@@ -27,6 +27,7 @@ type taskGroup struct {
 
 	asyncSignals bool            // the run records asyncSignalsVersion
 	sending      []pendingSignal // signals to the supervisor in flight
+	streamState                  // taskgroup_stream.go
 
 	report          ReadTotals // read since the last progress report
 	lastReportAt    time.Time
@@ -49,6 +50,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	in.Spec.ApplyDefaults()
 	g := newTaskGroup(ctx, in)
 	g.asyncSignals = workflow.GetVersion(ctx, asyncSignalsChange, workflow.DefaultVersion, asyncSignalsVersion) >= asyncSignalsVersion
+	g.stream = workflow.GetVersion(ctx, streamConsumeChange, workflow.DefaultVersion, streamConsumeVersion) >= streamConsumeVersion
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
 		return g.status(), nil
 	}); err != nil {
@@ -86,8 +88,13 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 		sel := workflow.NewSelector(ctx)
 		g.addSignals(ctx, sel, sig)
 		g.settleSignals(ctx, sel)
-		if g.consuming != nil {
+		if g.consuming != nil && g.stream {
+			sel.AddFuture(g.consuming, func(f workflow.Future) { g.onStreamed(ctx, f) })
+		} else if g.consuming != nil {
 			sel.AddFuture(g.consuming, func(f workflow.Future) { g.onConsumed(ctx, f) })
+		}
+		if g.waking != nil {
+			sel.AddFuture(g.waking, func(f workflow.Future) { g.onWoken(ctx, f) })
 		}
 		if g.publishing != nil {
 			sel.AddFuture(g.publishing, func(f workflow.Future) { g.onPublished(ctx, f) })

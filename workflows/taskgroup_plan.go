@@ -13,6 +13,7 @@ import (
 // plan starts whatever the state calls for: a checkpoint request, a publish,
 // a consume. It never blocks on an activity.
 func (g *taskGroup) plan(ctx workflow.Context) {
+	g.wakeStream(ctx) // taskgroup_stream.go
 	if g.draining {
 		return
 	}
@@ -70,6 +71,12 @@ func (g *taskGroup) planRequest(ctx workflow.Context) {
 		Offsets: subset(g.pos, open.Start.Partitions()), Reason: g.wantClose,
 	})
 	g.requested = true
+	if g.stream {
+		// Cancelled when the answer comes, so it costs no wake-up then.
+		tctx, cancel := workflow.WithCancel(ctx)
+		g.requestAt, g.requestCancel = workflow.NewTimer(tctx, requestResendAfter), cancel
+		return
+	}
 	g.requestAt = workflow.NewTimer(ctx, requestResendAfter)
 }
 
@@ -104,6 +111,10 @@ func (g *taskGroup) planConsume(ctx workflow.Context) {
 		return
 	}
 	from := subset(g.pos, target.Start.Partitions())
+	if g.stream {
+		g.planStream(ctx, target, from, until)
+		return
+	}
 	o := withRetryTimeout(consumeOptions, g.in.Spec)
 	o.Summary = fmt.Sprintf("consume g%d s%d %s", g.in.Group, target.ID, span(from, until))
 	actx := workflow.WithActivityOptions(ctx, o)

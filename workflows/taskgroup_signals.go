@@ -82,6 +82,10 @@ func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
 		Sequence: domain.Sequence{ID: s.NextSequenceID, Start: s.End.Clone()},
 		OpenedAt: workflow.Now(ctx),
 	})
+	if g.requestCancel != nil {
+		g.requestCancel()
+		g.requestCancel = nil
+	}
 	g.requested, g.requestAt = false, nil
 	if g.wantClose != ReasonStop {
 		g.wantClose = ""
@@ -103,6 +107,7 @@ func (g *taskGroup) onAddPartitions(ctx workflow.Context, a AddPartitions) {
 			}
 		}
 		g.in.Partitions = append(g.in.Partitions, a.Offsets.Partitions()...)
+		g.partsAdded = true // a stream reading the open sequence restarts with them
 		return
 	}
 	workflow.GetLogger(ctx).Warn("add-partitions for an unknown sequence", "sequence", a.SequenceID)

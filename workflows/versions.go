@@ -24,3 +24,20 @@ const (
 	outOfRangeChange                   = "offset-out-of-range"
 	outOfRangeVersion workflow.Version = 1
 )
+
+// The long-running design: orchestration costs history per piece of work,
+// not per second.
+const (
+	// streamConsumeChange: a task group reads with one ConsumeStream at a
+	// time, which returns only when the group must act (a handoff trigger,
+	// the end of a closed sequence, a wake), instead of one Consume per
+	// chunk; it sends progress to its supervisor only with its requests.
+	streamConsumeChange                   = "consume-stream"
+	streamConsumeVersion workflow.Version = 1
+
+	// watchChange: a supervisor learns of partitions, group health and lag
+	// from one Watch that returns only on a change, instead of Discover and
+	// GroupStates every period.
+	watchChange                   = "supervisor-watch"
+	watchVersion workflow.Version = 1
+)

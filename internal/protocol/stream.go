@@ -29,6 +29,12 @@ type ConsumeStreamInput struct {
 	// MaxRun bounds one stream; past it the stream returns what it read so
 	// that a quiet group still records a little history now and then.
 	MaxRun time.Duration
+	// QuietAfter, when set, makes a stream that read something return once
+	// no record arrived for that long and it ran for at least MinRun: the
+	// group then records where it is (its status is fresh once a burst is
+	// read), at most once per MinRun.
+	QuietAfter time.Duration
+	MinRun     time.Duration
 }
 
 // CloseTriggers is the open sequence as its group knows it when the stream
@@ -78,6 +84,7 @@ const (
 	StreamCanceled      = "canceled"    // its group cancelled it
 	StreamWorkerStop    = "worker-stop" // the worker is shutting down
 	StreamMaxRun        = "max-run"     // MaxRun passed
+	StreamQuiet         = "quiet"       // read a burst, then nothing for QuietAfter
 )
 
 // WakeConsumeInput names the stream to wake.
@@ -94,7 +101,10 @@ type WatchInput struct {
 	// Every is how often Watch looks (ioConfig.period).
 	Every  time.Duration
 	MaxRun time.Duration
-	Known  WatchView
+	// FirstLookAfter delays the first look (after a step failed, so a
+	// failing supervisor does not spin).
+	FirstLookAfter time.Duration
+	Known          WatchView
 }
 
 // WatchView is one look at a supervisor's world: its topic's partitions,

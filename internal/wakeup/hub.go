@@ -51,16 +51,31 @@ type waiter struct {
 
 func (w *waiter) fire() { w.once.Do(func() { close(w.ch) }) }
 
-// Start begins listening; Close stops it.
-func Start(pool *pgxpool.Pool, log *slog.Logger) *Hub {
+// New makes a hub; Start begins listening and Close stops it. Wake works
+// without Start; Watch needs it.
+func New(pool *pgxpool.Pool, log *slog.Logger) *Hub {
+	return &Hub{pool: pool, log: log, waiters: map[string]*waiter{}}
+}
+
+// Start begins listening, until Close.
+func (h *Hub) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Hub{pool: pool, log: log, waiters: map[string]*waiter{}, cancel: cancel, done: make(chan struct{})}
+	h.cancel, h.done = cancel, make(chan struct{})
 	go h.run(ctx)
+}
+
+// Start makes a hub and starts it.
+func Start(pool *pgxpool.Pool, log *slog.Logger) *Hub {
+	h := New(pool, log)
+	h.Start()
 	return h
 }
 
 // Close stops listening and waits for the listener to end.
 func (h *Hub) Close() {
+	if h.cancel == nil {
+		return
+	}
 	h.cancel()
 	<-h.done
 }

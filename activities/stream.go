@@ -1,0 +1,406 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"handoff/internal/domain"
+	"handoff/internal/parse"
+	"handoff/internal/protocol"
+	"handoff/internal/rollup"
+	"handoff/internal/workload"
+)
+
+// How often a stream heartbeats: while it stages chunks, often enough that
+// status and the Temporal UI show where it is (the worker lets heartbeats
+// through this often: worker/modules.go); while its topic is quiet, just
+// often enough for its heartbeat timeout, so an idle group costs the server
+// little. Both also bound how long a cancellation takes to arrive.
+const (
+	busyHeartbeatEvery = 2 * time.Second
+	idleHeartbeatEvery = 40 * time.Second
+	streamTick         = 250 * time.Millisecond
+	// flushTimeout bounds staging the last chunk after the stream was
+	// asked to return.
+	flushTimeout = 2 * time.Minute
+)
+
+// ConsumeStream reads the group's partitions for as long as nothing needs
+// its group: it stages a chunk whenever maxRowsInMemory, maxBytesInMemory
+// or maxRecordsPerChunk is reached or its first record is chunkPeriod old,
+// and returns everything it staged when a handoff trigger holds, it read
+// to Until, its group wakes it (WakeConsume) or cancels it, the worker
+// stops, or MaxRun passed. Each staged chunk is in the stream's heartbeat
+// before the next is read, and a retried stream resumes from the last
+// heartbeat that reached the server, so a killed worker loses nothing and
+// what is read again is bounded by the heartbeat interval while busy.
+// Unparseable rows are settled per chunk, as in Consume.
+func (a *Activities) ConsumeStream(ctx context.Context, in protocol.ConsumeStreamInput) (protocol.ConsumeStreamResult, error) {
+	if _, err := parse.New(in.Spec.DataSchema, in.Spec.IOConfig); err != nil {
+		return protocol.ConsumeStreamResult{}, temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrInvalidSpec, nil)
+	}
+	s := newStream(ctx, a, in)
+	return s.run(ctx)
+}
+
+// stream is the state of one ConsumeStream attempt.
+type stream struct {
+	a   *Activities
+	in  protocol.ConsumeStreamInput
+	log *slog.Logger
+	tag string // tells this attempt's chunk files apart from any other's
+
+	res          protocol.ConsumeStreamResult // staged so far
+	chunk        *chunk                       // being filled, or nil
+	chunkStarted time.Time                    // its first record's read time
+	started      time.Time
+	lastBeat     time.Time
+	lastRecord   time.Time // when the latest record was read; zero: none yet
+	dirty        bool      // staged something since the last heartbeat
+
+	mu     sync.Mutex
+	reason string
+	hwm    domain.Offsets // high watermarks the fetches saw
+}
+
+// streamBeat is what a stream heartbeats. State and Offsets (read so far,
+// staged or not) are what status readers look at, as in a Consume's
+// heartbeat; Staged is what a retry resumes from.
+type streamBeat struct {
+	State          string                       `json:"state"`
+	Offsets        domain.Offsets               `json:"offsets"`
+	Rows           int64                        `json:"rows"`
+	Bytes          int64                        `json:"bytes"`
+	HighWatermarks domain.Offsets               `json:"highWatermarks,omitempty"`
+	Staged         protocol.ConsumeStreamResult `json:"staged"`
+}
+
+func newStream(ctx context.Context, a *Activities, in protocol.ConsumeStreamInput) *stream {
+	s := &stream{a: a, in: in, log: a.Log, started: time.Now(), hwm: domain.Offsets{}}
+	s.res.To = in.From.Clone()
+	info := activity.GetInfo(ctx)
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s/%s/%d", info.WorkflowExecution.RunID, info.ActivityID, info.Attempt)
+	s.tag = fmt.Sprintf("%08x", h.Sum32())
+	if info.ActivityID != "" {
+		s.log = s.log.With("workflow", info.WorkflowExecution.ID, "activity", info.ActivityType.Name, "attempt", info.Attempt)
+	}
+	s.log = s.log.With("supervisor", in.Spec.ID, "group", in.Group, "sequence", in.SequenceName)
+	if activity.HasHeartbeatDetails(ctx) {
+		var b streamBeat
+		if err := activity.GetHeartbeatDetails(ctx, &b); err == nil && b.Staged.To != nil {
+			s.res = b.Staged
+			for p, o := range in.From {
+				if _, ok := s.res.To[p]; !ok {
+					s.res.To[p] = o
+				}
+			}
+			s.log.Info("stream resumes from its last heartbeat", "offsets", s.res.To.String(), "chunks", len(s.res.Chunks))
+		}
+	}
+	return s
+}
+
+// stopWith records why the stream returns (the first reason wins).
+func (s *stream) stopWith(reason string, stop context.CancelFunc) {
+	s.mu.Lock()
+	if s.reason == "" {
+		s.reason = reason
+	}
+	s.mu.Unlock()
+	stop()
+}
+
+func (s *stream) why() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reason
+}
+
+func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) {
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	s.listen(ctx, sctx, stop)
+	batches, wait := s.fetchAll(sctx)
+	err := s.loop(sctx, stop, batches)
+	stop()
+	for range batches { // let the fetchers end
+	}
+	if ferr := wait(); err == nil && ferr != nil && s.why() == "" && ctx.Err() == nil {
+		err = ferr
+	}
+	if err != nil {
+		return protocol.ConsumeStreamResult{}, classify(err)
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	if err := s.flush(fctx); err != nil {
+		return protocol.ConsumeStreamResult{}, err
+	}
+	s.res.Reason = s.why()
+	switch {
+	case s.res.Reason != "":
+	case ctx.Err() != nil:
+		s.res.Reason = protocol.StreamCanceled
+	default:
+		s.res.Reason = protocol.StreamUntil
+	}
+	s.log.Debug("stream returns", "reason", s.res.Reason, "to", s.res.To.String(), "chunks", len(s.res.Chunks))
+	return s.res, nil
+}
+
+// listen stops the stream when its group wakes it or the worker stops.
+func (s *stream) listen(ctx, sctx context.Context, stop context.CancelFunc) {
+	workerStop := activity.GetWorkerStopChannel(ctx)
+	var woken <-chan struct{}
+	forget := func() {}
+	if s.a.Wakeups != nil && s.in.WakeKey != "" {
+		woken, forget = s.a.Wakeups.Watch(ctx, s.in.WakeKey)
+	}
+	go func() {
+		defer forget()
+		select {
+		case <-woken:
+			s.stopWith(protocol.StreamWoken, stop)
+		case <-workerStop:
+			s.stopWith(protocol.StreamWorkerStop, stop)
+		case <-sctx.Done():
+		}
+	}()
+}
+
+// loop parses what the fetchers send and checks, every streamTick, whether
+// a chunk is due, a trigger holds, MaxRun passed or a heartbeat is due.
+func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-chan batch) error {
+	tick := time.NewTicker(streamTick)
+	defer tick.Stop()
+	s.lastBeat = time.Now()
+	s.heartbeat(ctx)
+	for {
+		select {
+		case b, ok := <-batches:
+			if !ok {
+				return nil // every partition reached Until, or a fetch failed
+			}
+			if err := s.add(ctx, b); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return nil
+		case now := <-tick.C:
+			if s.chunk != nil && s.chunk.records > 0 && now.Sub(s.chunkStarted) >= s.in.Spec.TuningConfig.ChunkPeriod.D() {
+				if err := s.flush(ctx); err != nil {
+					return err
+				}
+			}
+			if r := s.trigger(now); r != "" {
+				s.stopWith(r, stop)
+				return nil
+			}
+			if s.quiet(now) {
+				s.stopWith(protocol.StreamQuiet, stop)
+				return nil
+			}
+			if s.in.MaxRun > 0 && now.Sub(s.started) >= s.in.MaxRun {
+				s.stopWith(protocol.StreamMaxRun, stop)
+				return nil
+			}
+			if (s.dirty && now.Sub(s.lastBeat) >= busyHeartbeatEvery) || now.Sub(s.lastBeat) >= idleHeartbeatEvery {
+				s.heartbeat(ctx)
+			}
+		}
+	}
+}
+
+// add parses one fetched batch, staging a chunk each time one is full.
+func (s *stream) add(ctx context.Context, b batch) error {
+	s.mu.Lock()
+	s.hwm[b.partition] = b.res.HighWatermark
+	s.mu.Unlock()
+	now := time.Now()
+	if len(b.res.Records) > 0 {
+		s.lastRecord = now
+	}
+	budget := int64(s.in.Spec.TuningConfig.MaxRecordsPerChunk)
+	for _, r := range b.res.Records {
+		if s.chunk == nil {
+			if err := s.open(ctx); err != nil {
+				return err
+			}
+			s.chunkStarted = now
+		}
+		if err := s.chunk.add(b.partition, r, now); err != nil {
+			return err
+		}
+		if s.chunk.records >= budget || s.chunk.full() {
+			if err := s.flush(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// open starts a chunk at the staged position, holding a consume slot of
+// the worker (and waiting, heartbeating, while memory pushes back).
+func (s *stream) open(ctx context.Context) error {
+	parser, err := parse.New(s.in.Spec.DataSchema, s.in.Spec.IOConfig)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrInvalidSpec, nil)
+	}
+	in := protocol.ConsumeInput{
+		Spec: s.in.Spec, Group: s.in.Group, SequenceName: s.in.SequenceName,
+		From: s.res.To.Clone(), Until: s.in.Until, ParseExceptions: s.in.ParseExceptions + s.res.Unparseable,
+	}
+	run := &running{log: s.log}
+	if run.h, err = s.slot(ctx, in); err != nil {
+		return err
+	}
+	run.state(workload.StateReading)
+	s.chunk = &chunk{
+		a: s.a, in: in, parser: parser, to: in.From.Clone(), run: run,
+		buf: rollup.New(s.in.Spec.DataSchema.MetricsSpec, s.in.Spec.DataSchema.GranularitySpec.RollupOn()),
+	}
+	return nil
+}
+
+// slot takes a consume slot, heartbeating while it waits.
+func (s *stream) slot(ctx context.Context, in protocol.ConsumeInput) (*workload.Handle, error) {
+	if s.a.Tracker == nil {
+		return nil, nil
+	}
+	w := workload.Work{
+		Kind: workload.Consume, Supervisor: in.Spec.ID, Group: in.Group,
+		Partitions: in.From.Partitions(), Sequence: in.SequenceName, Offsets: in.From,
+	}
+	if info := activity.GetInfo(ctx); info.ActivityID != "" {
+		w.ID, w.Attempt = info.WorkflowExecution.ID+"/"+info.ActivityID, info.Attempt
+	}
+	waitCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(idleHeartbeatEvery / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-waitCtx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, s.beat(workload.StateWaitingForSlot))
+			}
+		}
+	}()
+	h, err := s.a.Tracker.Begin(ctx, w)
+	cancel()
+	wg.Wait()
+	return h, err
+}
+
+// flush stages the chunk being filled: its bad rows first, then its rows.
+func (s *stream) flush(ctx context.Context) error {
+	c := s.chunk
+	if c == nil {
+		return nil
+	}
+	s.chunk = nil
+	err := s.stage(ctx, c)
+	c.run.end(err)
+	return err
+}
+
+func (s *stream) stage(ctx context.Context, c *chunk) error {
+	if err := c.settleBadRows(ctx); err != nil {
+		return err
+	}
+	c.run.state(workload.StateWritingChunk)
+	var rows, bytes int64
+	if c.buf.Len() > 0 {
+		key := stagingDir(s.in.Spec.ID, s.in.SequenceName) + offsetsName(c.in.From) + "_" + s.tag + ".run"
+		info, err := s.a.writeChunk(ctx, c, key)
+		if err != nil {
+			return err
+		}
+		rows, bytes = info.Rows, info.Bytes
+		s.res.Chunks = append(s.res.Chunks, protocol.ChunkRef{Key: key, Rows: rows, Bytes: bytes})
+	}
+	for p, o := range c.to {
+		s.res.To[p] = o
+	}
+	s.res.Records += c.records
+	s.res.Rows += rows
+	s.res.Bytes += bytes
+	s.res.Unparseable += c.unparseable
+	s.res.ThrownAway += c.thrownAway
+	s.dirty = true
+	if s.a.Metrics != nil {
+		s.a.Metrics.Consumed(s.in.Spec.ID, c.records, c.unparseable, c.thrownAway, c.bytesRead, time.Since(s.chunkStarted))
+	}
+	return nil
+}
+
+// trigger names the handoff trigger that holds for the open sequence, if
+// any: the same ones a task group checks (taskgroup_plan.go).
+func (s *stream) trigger(now time.Time) string {
+	t := s.in.Close
+	if t == nil {
+		return ""
+	}
+	tc := s.in.Spec.TuningConfig
+	rows := t.Rows + s.res.Rows
+	read := s.res.Records
+	if s.chunk != nil {
+		rows += int64(s.chunk.buf.Len())
+		read += s.chunk.records
+	}
+	switch {
+	case rows >= tc.MaxRowsPerSegment:
+		return protocol.StreamMaxRows
+	case t.Bytes+s.res.Bytes >= tc.MaxSequenceBytes:
+		return protocol.StreamMaxBytes
+	case t.OtherRows+rows >= tc.MaxTotalRows:
+		return protocol.StreamMaxTotalRows
+	case tc.IntermediateHandoffPeriod > 0 && (t.Progressed || read > 0) && !now.Before(t.OpenedAt.Add(tc.IntermediateHandoffPeriod.D())):
+		return protocol.StreamHandoffPeriod
+	}
+	return ""
+}
+
+// quiet: the stream read something, then nothing for QuietAfter, and ran
+// for MinRun.
+func (s *stream) quiet(now time.Time) bool {
+	return s.in.QuietAfter > 0 && !s.lastRecord.IsZero() &&
+		now.Sub(s.lastRecord) >= s.in.QuietAfter && now.Sub(s.started) >= s.in.MinRun
+}
+
+func (s *stream) heartbeat(ctx context.Context) {
+	state := "waiting for data"
+	if s.chunk != nil {
+		state = workload.StateReading
+	}
+	activity.RecordHeartbeat(ctx, s.beat(state))
+	s.lastBeat, s.dirty = time.Now(), false
+}
+
+func (s *stream) beat(state string) streamBeat {
+	b := streamBeat{State: state, Offsets: s.res.To.Clone(), Rows: s.res.Rows, Bytes: s.res.Bytes, Staged: s.res}
+	b.Staged.To = s.res.To.Clone()
+	if s.chunk != nil {
+		for p, o := range s.chunk.to {
+			b.Offsets[p] = o
+		}
+		b.Rows += int64(s.chunk.buf.Len())
+	}
+	s.mu.Lock()
+	b.HighWatermarks = s.hwm.Clone()
+	s.mu.Unlock()
+	return b
+}

@@ -1,0 +1,85 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"handoff/internal/protocol"
+	"handoff/internal/rollup"
+	"handoff/internal/segment"
+)
+
+// fetchWait is how long one fetch waits for records on a quiet partition.
+const fetchWait = 250 * time.Millisecond
+
+// fetchAll fetches every partition of the stream from its staged position
+// until ctx ends or the partition reaches Until, sending each non-empty
+// fetch to the returned channel, which closes once every fetcher ended;
+// wait returns the first fetch error.
+func (s *stream) fetchAll(ctx context.Context) (<-chan batch, func() error) {
+	out := make(chan batch)
+	g, gctx := errgroup.WithContext(ctx)
+	for _, p := range s.res.To.Partitions() {
+		from := s.res.To[p]
+		g.Go(func() error { return s.fetchPartition(gctx, p, from, out) })
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.Wait(); close(out) }()
+	var err error
+	waited := false
+	return out, func() error {
+		if !waited {
+			err, waited = <-done, true
+		}
+		return err
+	}
+}
+
+func (s *stream) fetchPartition(ctx context.Context, p int32, offset int64, out chan<- batch) error {
+	stop, bounded := s.in.Until[p]
+	topic := s.in.Spec.IOConfig.Topic
+	for {
+		if bounded && offset >= stop {
+			return nil
+		}
+		res, err := s.a.Kafka.Fetch(ctx, topic, p, offset, stop, fetchMaxBytes, fetchWait)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			in := protocol.ConsumeInput{Spec: s.in.Spec, Group: s.in.Group, SequenceName: s.in.SequenceName}
+			return s.a.outOfRange(ctx, in, p, offset, err) // other errors unchanged
+		}
+		if len(res.Records) == 0 {
+			if ctx.Err() != nil {
+				return nil
+			}
+			continue
+		}
+		offset = res.Records[len(res.Records)-1].Offset + 1
+		select {
+		case out <- batch{partition: p, res: res}:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// writeChunk writes a chunk's rows to its staging file.
+func (a *Activities) writeChunk(ctx context.Context, c *chunk, key string) (segment.Info, error) {
+	rows := c.buf.Rows(c.parser.Schema().Dims)
+	defer rollup.Recycle(rows)
+	var info segment.Info
+	err := a.Staging.Put(ctx, key, func(w io.Writer) (err error) {
+		info, err = segment.WriteRun(w, c.parser.Schema(), rows)
+		return err
+	})
+	if err != nil {
+		return segment.Info{}, fmt.Errorf("write staging file %s: %w", key, err)
+	}
+	return info, nil
+}
