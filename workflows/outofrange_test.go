@@ -38,6 +38,7 @@ func TestTaskGroupReportsOffsetOutOfRangeThenFails(t *testing.T) {
 			env.RegisterActivityWithOptions(func(context.Context, protocol.ConsumeInput) (protocol.ConsumeResult, error) {
 				return protocol.ConsumeResult{}, tt.err
 			}, activity.RegisterOptions{Name: protocol.ActivityConsume})
+			perChunk(env)
 			var mu sync.Mutex
 			var reports []OffsetOutOfRangeReport
 			env.OnSignalExternalWorkflow(mock.Anything, SupervisorWorkflowID(spec.ID), "", mock.Anything, mock.Anything).

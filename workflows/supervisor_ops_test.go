@@ -299,6 +299,7 @@ func (o *opsHarness) run() {
 	o.omu.Lock()
 	o.started0 = o.env.Now()
 	o.omu.Unlock()
+	perChunk(o.env)
 	o.env.ExecuteWorkflow(SupervisorWorkflowName, SupervisorInput{Spec: o.spec})
 	require.True(o.t, o.env.IsWorkflowCompleted())
 }

@@ -48,6 +48,7 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 	var stopping SupervisorStatus
 	h.at(20*time.Second, func() { stopping = h.status() })
 
+	perChunk(h.env)
 	h.env.ExecuteWorkflow(SupervisorWorkflowName, SupervisorInput{Spec: spec})
 	require.True(t, h.env.IsWorkflowCompleted())
 	require.NoError(t, h.env.GetWorkflowError())
@@ -136,6 +137,7 @@ func TestSupervisorDiscoverTopicNotFoundIsUnhealthyAndRetried(t *testing.T) {
 	h.at(25*time.Second, take("recovered"))
 	h.signal(26*time.Second, SignalStop, StopSignal{})
 
+	perChunk(h.env)
 	h.env.ExecuteWorkflow(SupervisorWorkflowName, SupervisorInput{Spec: spec})
 	require.True(t, h.env.IsWorkflowCompleted())
 	require.NoError(t, h.env.GetWorkflowError())

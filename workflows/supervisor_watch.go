@@ -177,6 +177,9 @@ func (s *supervisor) waitChange(ctx workflow.Context, sig supervisorSignals) {
 		if !wasDrained && s.drained() {
 			done = true // apply a spec, suspend or stop without waiting
 		}
+		if workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			done = true // signals alone can grow the history: go on as new
+		}
 	}
 }
 

@@ -33,6 +33,7 @@ func newGroupHarnessAdjusted(t *testing.T, spec domain.Spec, end domain.Offsets,
 	env.RegisterWorkflowWithOptions(TaskGroupWorkflow, workflow.RegisterOptions{Name: TaskGroupWorkflowName})
 	env.RegisterActivityWithOptions(consume, activity.RegisterOptions{Name: protocol.ActivityConsume})
 	env.RegisterActivityWithOptions(h.topic.publish, activity.RegisterOptions{Name: protocol.ActivityPublish})
+	perChunk(env)
 	env.OnActivity(protocol.ActivityConsume, mock.Anything, mock.Anything).Return(consume).After(chunkTime)
 	env.OnSignalExternalWorkflow(mock.Anything, SupervisorWorkflowID(spec.ID), "", mock.Anything, mock.Anything).
 		Return(nil).

@@ -130,8 +130,8 @@ func (g *taskGroup) onStreamed(ctx workflow.Context, f workflow.Future) {
 	g.report.Unparseable += res.Unparseable
 	g.report.ThrownAway += res.ThrownAway
 	g.parseExceptions += res.Unparseable
-	if workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
-		g.reportProgress(ctx) // streams return at most once a period unless there is work
+	if res.Records > 0 && workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
+		g.reportProgress(ctx) // after a burst: streams return at most once a period unless there is work
 	}
 	if r := closeReason(res.Reason); r != "" && g.wantClose == "" && g.open() != nil && g.consumeSeq == g.open().ID {
 		g.wantClose = r

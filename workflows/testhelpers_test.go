@@ -61,6 +61,15 @@ func newTestEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
+// perChunk makes env run the per-chunk design, which runs started before
+// streamConsumeVersion and watchVersion keep (and replay); the harnesses
+// of stream_test.go drive the long-running one. Call it after the
+// registrations.
+func perChunk(env *testsuite.TestWorkflowEnvironment) {
+	env.OnGetVersion(streamConsumeChange, workflow.DefaultVersion, streamConsumeVersion).Return(workflow.DefaultVersion)
+	env.OnGetVersion(watchChange, workflow.DefaultVersion, watchVersion).Return(workflow.DefaultVersion)
+}
+
 type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) {
@@ -233,6 +242,7 @@ func newGroupHarness(t *testing.T, spec domain.Spec, end domain.Offsets, chunk i
 	env.RegisterWorkflowWithOptions(TaskGroupWorkflow, workflow.RegisterOptions{Name: TaskGroupWorkflowName})
 	env.RegisterActivityWithOptions(h.topic.consume, activity.RegisterOptions{Name: protocol.ActivityConsume})
 	env.RegisterActivityWithOptions(h.topic.publish, activity.RegisterOptions{Name: protocol.ActivityPublish})
+	perChunk(env)
 	// Reads take time on the workflow clock, as real ones do.
 	env.OnActivity(protocol.ActivityConsume, mock.Anything, mock.Anything).Return(h.topic.consume).After(chunkTime)
 	env.OnSignalExternalWorkflow(mock.Anything, SupervisorWorkflowID(spec.ID), "", mock.Anything, mock.Anything).

@@ -1,0 +1,162 @@
+package workflows
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"handoff/internal/domain"
+	"handoff/internal/protocol"
+)
+
+// idleHours is how long the idle tests leave a quiet topic alone.
+const idleHours = 3
+
+// maxIdleEventsPerHour bounds what one quiet workflow may write an hour:
+// the budget is 2,000 a day for a supervisor and two groups, about
+// 27 an hour each.
+const maxIdleEventsPerHour = 20
+
+// streamGroup runs one TaskGroupWorkflow of the long-running design
+// against a stream fake: stream returns what a ConsumeStream given in
+// returns, after its delay on the workflow clock.
+type streamGroup struct {
+	env   *testsuite.TestWorkflowEnvironment
+	costs *costCounter
+
+	mu      sync.Mutex
+	streams []protocol.ConsumeStreamInput
+	wakes   []string
+	signals []string
+}
+
+func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) protocol.ConsumeStreamResult, after time.Duration) *streamGroup {
+	env := newTestEnv(t)
+	env.SetWorkflowRunTimeout(24 * time.Hour) // the idle test runs for hours of workflow time
+	g := &streamGroup{env: env, costs: newCostCounter()}
+	env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{g.costs}})
+	env.RegisterWorkflowWithOptions(TaskGroupWorkflow, workflow.RegisterOptions{Name: TaskGroupWorkflowName})
+	fake := func(_ context.Context, in protocol.ConsumeStreamInput) (protocol.ConsumeStreamResult, error) {
+		g.mu.Lock()
+		g.streams = append(g.streams, in)
+		g.mu.Unlock()
+		return stream(in), nil
+	}
+	env.RegisterActivityWithOptions(fake, activity.RegisterOptions{Name: protocol.ActivityConsumeStream})
+	env.RegisterActivityWithOptions(func(_ context.Context, in protocol.WakeConsumeInput) error {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.wakes = append(g.wakes, in.Key)
+		return nil
+	}, activity.RegisterOptions{Name: protocol.ActivityWakeConsume})
+	env.RegisterActivityWithOptions(func(_ context.Context, in protocol.PublishInput) (protocol.PublishResult, error) {
+		return protocol.PublishResult{SegmentIDs: []string{"seg"}, Rows: in.End.Sum() - in.Start.Sum()}, nil
+	}, activity.RegisterOptions{Name: protocol.ActivityPublish})
+	env.OnActivity(protocol.ActivityConsumeStream, mock.Anything, mock.Anything).Return(fake).After(after)
+	env.OnSignalExternalWorkflow(mock.Anything, SupervisorWorkflowID(testSpec().ID), "", mock.Anything, mock.Anything).
+		Return(nil).Run(func(args mock.Arguments) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.signals = append(g.signals, args.String(3))
+		if req, ok := args.Get(4).(CheckpointRequest); ok {
+			env.SignalWorkflow(SignalSetEndOffsets, answerAt(req))
+		}
+	})
+	return g
+}
+
+func quietGroupInput() TaskGroupInput {
+	return TaskGroupInput{
+		Spec: testSpec(), Group: 0, Generation: 1, Partitions: []int32{0, 1},
+		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{0: 0, 1: 0}}},
+	}
+}
+
+// TestIdleGroupWritesAlmostNoHistory leaves a group on an empty topic for
+// three simulated hours: it holds one stream at a time, each returning
+// only after its longest run, and sends nothing to its supervisor.
+func TestIdleGroupWritesAlmostNoHistory(t *testing.T) {
+	quiet := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
+		return protocol.ConsumeStreamResult{To: in.From.Clone(), Reason: protocol.StreamMaxRun}
+	}
+	g := newStreamGroup(t, quiet, streamMaxRun)
+	var atHour []cost
+	for h := 1; h <= idleHours; h++ {
+		g.env.RegisterDelayedCallback(func() { atHour = append(atHour, g.costs.of(TaskGroupWorkflowName)) }, time.Duration(h)*time.Hour-time.Second)
+	}
+	g.env.RegisterDelayedCallback(func() { g.env.SignalWorkflow(SignalGroupStop, nil) }, idleHours*time.Hour)
+	g.env.ExecuteWorkflow(TaskGroupWorkflowName, quietGroupInput())
+	require.True(t, g.env.IsWorkflowCompleted())
+	require.NoError(t, g.env.GetWorkflowError())
+
+	require.Len(t, atHour, idleHours)
+	for h, c := range atHour {
+		prev := cost{}
+		if h > 0 {
+			prev = atHour[h-1]
+		}
+		hour := c.historyEvents() - prev.historyEvents()
+		if h == 0 {
+			hour = c.historyEvents()
+		}
+		assert.LessOrEqual(t, hour, maxIdleEventsPerHour, "hour %d: %+v", h+1, c)
+	}
+	last := atHour[idleHours-1]
+	assert.LessOrEqual(t, last.Activities, idleHours, "one stream an hour at most: %+v", last)
+	assert.Equal(t, 1, last.SignalsSent, "only the first progress report (which names the generation): %+v", last)
+	assert.Len(t, g.wakes, 1, "the stop wakes the stream once")
+}
+
+// TestStreamedCheckpointWakesTheStreamAndPublishes: a checkpoint while a
+// stream reads wakes it (one local activity), and what the stream staged
+// is closed at its position and published.
+func TestStreamedCheckpointWakesTheStreamAndPublishes(t *testing.T) {
+	var n int
+	var mu sync.Mutex
+	read := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		to := domain.Offsets{}
+		for p, o := range in.From {
+			to[p] = o + 50
+		}
+		return protocol.ConsumeStreamResult{
+			To: to, Records: 100, Rows: 100, Bytes: 1000, Reason: protocol.StreamWoken,
+			Chunks: []protocol.ChunkRef{{Key: in.SequenceName + "/c" + string(rune('0'+n)), Rows: 100, Bytes: 1000}},
+		}
+	}
+	g := newStreamGroup(t, read, time.Minute)
+	var published []protocol.PublishInput
+	g.env.OnActivity(protocol.ActivityPublish, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in protocol.PublishInput) (protocol.PublishResult, error) {
+			mu.Lock()
+			published = append(published, in)
+			mu.Unlock()
+			return protocol.PublishResult{SegmentIDs: []string{"seg"}, Rows: 100}, nil
+		})
+	g.env.RegisterDelayedCallback(func() { g.env.SignalWorkflow(SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser}) }, 30*time.Second)
+	g.env.RegisterDelayedCallback(func() { g.env.SignalWorkflow(SignalGroupStop, nil) }, 10*time.Minute)
+	g.env.ExecuteWorkflow(TaskGroupWorkflowName, quietGroupInput())
+	require.True(t, g.env.IsWorkflowCompleted())
+	require.NoError(t, g.env.GetWorkflowError())
+
+	require.NotEmpty(t, g.wakes, "the checkpoint wakes the stream")
+	require.NotEmpty(t, published)
+	first := published[0]
+	assert.Equal(t, domain.Offsets{0: 0, 1: 0}, first.Start)
+	assert.Equal(t, domain.Offsets{0: 50, 1: 50}, first.End, "closed where the stream stopped")
+	assert.Equal(t, []string{"spec1_g0_s0/c1"}, first.StagingKeys)
+	assert.NotNil(t, g.streams[0].Close, "a stream into the open sequence carries its triggers")
+	assert.Contains(t, g.signals, SignalCheckpointRequest)
+}
