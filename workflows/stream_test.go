@@ -160,3 +160,52 @@ func TestStreamedCheckpointWakesTheStreamAndPublishes(t *testing.T) {
 	assert.NotNil(t, g.streams[0].Close, "a stream into the open sequence carries its triggers")
 	assert.Contains(t, g.signals, SignalCheckpointRequest)
 }
+
+// TestIdleSupervisorWritesAlmostNoHistory leaves a supervisor whose topic
+// is empty for three simulated hours: after laying out its groups it only
+// renews its watch once an hour.
+func TestIdleSupervisorWritesAlmostNoHistory(t *testing.T) {
+	spec := testSpec()
+	spec.IOConfig.TaskCount = 2
+	h := newSupervisorHarness(t, spec)
+	h.env.SetWorkflowRunTimeout(24 * time.Hour)
+	costs := newCostCounter()
+	h.env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{costs}})
+	h.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 0, 1: 0, 2: 0, 3: 0}}
+	var mu sync.Mutex
+	var watches []protocol.WatchInput
+	watch := func(_ context.Context, in protocol.WatchInput) (protocol.WatchResult, error) {
+		mu.Lock()
+		watches = append(watches, in)
+		mu.Unlock()
+		v := in.Known
+		if len(v.Partitions) == 0 {
+			v.Partitions = []int32{0, 1, 2, 3}
+		}
+		return protocol.WatchResult{View: v, Latest: domain.Offsets{0: 0, 1: 0, 2: 0, 3: 0}, Connected: true, Reason: "max-run"}, nil
+	}
+	h.env.RegisterActivityWithOptions(watch, activity.RegisterOptions{Name: protocol.ActivityWatch})
+	h.env.OnActivity(protocol.ActivityWatch, mock.Anything, mock.Anything).Return(watch).Once()
+	h.env.OnActivity(protocol.ActivityWatch, mock.Anything, mock.Anything).Return(watch).After(watchMaxRun)
+	var atHour []cost
+	for hr := 1; hr <= idleHours; hr++ {
+		h.at(time.Duration(hr)*time.Hour-time.Second, func() { atHour = append(atHour, costs.of(SupervisorWorkflowName)) })
+	}
+	h.signal(idleHours*time.Hour, SignalStop, StopSignal{})
+	h.env.ExecuteWorkflow(SupervisorWorkflowName, SupervisorInput{Spec: spec})
+	require.True(t, h.env.IsWorkflowCompleted())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Len(t, atHour, idleHours)
+	require.Len(t, h.started(), 2, "both groups started once")
+	for hr := 1; hr < idleHours; hr++ {
+		hour := atHour[hr].historyEvents() - atHour[hr-1].historyEvents()
+		assert.LessOrEqual(t, hour, maxIdleEventsPerHour, "hour %d: %+v then %+v", hr+1, atHour[hr-1], atHour[hr])
+	}
+	// The first hour also lays the groups out and starts them.
+	assert.LessOrEqual(t, atHour[0].historyEvents(), maxIdleEventsPerHour+30, "first hour: %+v", atHour[0])
+	assert.Zero(t, h.discovers(), "no Discover: the watch does its work")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.LessOrEqual(t, len(watches), idleHours+1, "one watch an hour, and the first one")
+}
