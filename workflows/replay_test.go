@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "no recorded histories under testdata/histories")
 	var sawContinueAsNew bool
+	saw := map[string]bool{} // change ids recorded by version markers
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f, err := os.Open(path)
@@ -36,10 +38,22 @@ func TestReplayRecordedHistories(t *testing.T) {
 			if events[len(events)-1].GetWorkflowExecutionContinuedAsNewEventAttributes() != nil {
 				sawContinueAsNew = true
 			}
+			for _, ev := range events {
+				if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "Version" {
+					for _, change := range []string{streamConsumeChange, watchChange} {
+						if strings.Contains(m.GetDetails()["change-id"].String(), change) {
+							saw[change] = true
+						}
+					}
+				}
+			}
 			r := worker.NewWorkflowReplayer()
 			Register(r)
 			require.NoError(t, r.ReplayWorkflowHistory(nil, hist))
 		})
 	}
 	require.True(t, sawContinueAsNew, "the recorded histories must include a run that continued as new")
+	for _, change := range []string{streamConsumeChange, watchChange} {
+		require.True(t, saw[change], "no recorded history of a run with %s", change)
+	}
 }

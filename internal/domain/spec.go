@@ -120,10 +120,12 @@ type TuningConfig struct {
 	// IntermediateHandoffPeriod closes a sequence this long after it opened
 	// (zero: never by age). Default 0.
 	IntermediateHandoffPeriod Duration `json:"intermediateHandoffPeriod,omitempty"`
-	// MaxRecordsPerChunk bounds the records one consume activity reads.
-	// Default 100,000.
+	// MaxRecordsPerChunk bounds the records of one chunk (one staging
+	// file). Default 100,000.
 	MaxRecordsPerChunk int `json:"maxRecordsPerChunk,omitempty"`
-	// ChunkPeriod bounds how long one consume activity reads. Default 1s.
+	// ChunkPeriod bounds how long a chunk's first record waits in memory
+	// before the chunk is staged (and, with older workers, how long one
+	// consume activity reads). Default 1s.
 	ChunkPeriod Duration `json:"chunkPeriod,omitempty"`
 	// MaxRowsInMemory bounds the rows (after rollup) one consume activity
 	// holds before it writes its chunk. Default 150,000.
