@@ -152,16 +152,28 @@ type SupervisorStatus struct {
 	Partitions    []int32        `json:"partitions"`
 	Groups        []GroupStatus  `json:"groups"`
 	Committed     domain.Offsets `json:"committedOffsets"`
-	// Current is how far the groups have read (not all of it published).
+	// Current is how far the groups have read (not all of it published);
+	// a partition nothing was read from yet is at its committed offset.
 	Current domain.Offsets `json:"currentOffsets"`
-	Latest  domain.Offsets `json:"latestOffsets"`
-	// PartitionLag is latest minus committed or, before a partition's first
-	// publish, minus where reading started.
+	// Latest is each partition's log end as last read from Kafka, at
+	// LatestAt (zero: not known), never below Current: a partition whose
+	// latest was read before its group got past it shows Current and is
+	// listed in LatestRaised.
+	Latest       domain.Offsets `json:"latestOffsets"`
+	LatestAt     time.Time      `json:"latestAt,omitzero"`
+	LatestRaised []int32        `json:"latestRaised,omitempty"`
+	// PartitionLag is latest − current: records in Kafka not read yet
+	// (Druid's lag); Lag sums it. Figures of internal/lagview.
 	PartitionLag map[int32]int64 `json:"partitionLag"`
 	Lag          int64           `json:"aggregateLag"`
-	Read         ReadTotals      `json:"read"`
-	Published    PublishTotals   `json:"published"`
-	RecentErrors []ErrorRecord   `json:"recentErrors"`
+	// PartitionUnpublished is current − committed (before a partition's
+	// first publish, − where reading began): records read, not published
+	// yet; Unpublished sums it.
+	PartitionUnpublished map[int32]int64 `json:"partitionUnpublished"`
+	Unpublished          int64           `json:"aggregateUnpublished"`
+	Read                 ReadTotals      `json:"read"`
+	Published            PublishTotals   `json:"published"`
+	RecentErrors         []ErrorRecord   `json:"recentErrors"`
 	// OffsetResets are the latest automatic resets of out-of-range
 	// offsets (ioConfig.resetOffsetAutomatically), oldest first.
 	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`

@@ -35,6 +35,7 @@ type SupervisorCarry struct {
 	Committed     domain.Offsets       `json:"committed"`
 	Current       domain.Offsets       `json:"current"`
 	Latest        domain.Offsets       `json:"latest"`
+	LatestAt      time.Time            `json:"latestAt,omitzero"` // when Latest was read (setLatest)
 	Published     PublishTotals        `json:"published"`
 	Read          ReadTotals           `json:"read"`
 	IdleSince     time.Time            `json:"idleSince,omitempty"`

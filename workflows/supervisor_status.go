@@ -10,21 +10,25 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
+	"handoff/internal/lagview"
 )
 
 // status builds the answer to QueryStatus.
 func (s *supervisor) status() SupervisorStatus {
+	view := s.lagView()
 	st := SupervisorStatus{
 		ID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Topic,
 		State: s.c.State, DetailedState: s.c.DetailedState, Spec: s.spec, PendingSpec: s.c.PendingSpec != nil,
 		Partitions: slices.Clone(s.c.Partitions),
-		Committed:  s.c.Committed.Clone(), Current: s.c.Current.Clone(), Latest: s.c.Latest.Clone(),
-		PartitionLag: s.partitionLag(), Read: s.c.Read,
-		Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
+		Committed:  s.c.Committed.Clone(),
+		// As the view raised them to be consistent; a partition no
+		// group reported on has no current offset.
+		Current: overlay(s.c.Current, view.Current()), Latest: overlay(s.c.Latest, view.Latest()),
+		LatestAt: view.LatestAt, LatestRaised: view.Raised(),
+		PartitionLag: view.Lags(), Lag: view.Lag,
+		PartitionUnpublished: view.UnpublishedByPartition(), Unpublished: view.Unpublished,
+		Read: s.c.Read, Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
 		OffsetResets: slices.Clone(s.c.OffsetResets),
-	}
-	for _, l := range st.PartitionLag {
-		st.Lag += l
 	}
 	for _, g := range s.sortedGroups() {
 		rec := s.c.Groups[g]
@@ -41,30 +45,37 @@ func (s *supervisor) status() SupervisorStatus {
 	return st
 }
 
-// partitionLag is latest minus committed or, before a partition's first
-// publish, minus where its group started reading.
-func (s *supervisor) partitionLag() map[int32]int64 {
-	base := domain.Offsets{}
-	for _, rec := range s.c.Groups {
-		// A partition starts in the first sequence that holds it.
-		for _, q := range rec.Sequences {
-			for p, o := range q.Start {
-				if _, ok := base[p]; !ok {
-					base[p] = o
-				}
-			}
+// lagView is the supervisor's offsets made consistent (internal/lagview):
+// before a partition's first publish, its unpublished records count from
+// where its group began reading it.
+func (s *supervisor) lagView() lagview.View {
+	var starts []domain.Offsets
+	for _, g := range s.sortedGroups() {
+		for _, q := range s.c.Groups[g].Sequences {
+			starts = append(starts, q.Start)
 		}
 	}
-	for p, o := range s.c.Committed {
-		base[p] = o
-	}
-	lag := map[int32]int64{}
-	for p, latest := range s.c.Latest {
-		if b, ok := base[p]; ok {
-			lag[p] = max(latest-b, 0)
+	return lagview.Compute(lagview.Input{
+		Committed: lagview.Base(s.c.Committed, starts...), Current: s.c.Current,
+		Latest: s.c.Latest, LatestAt: s.c.LatestAt,
+	})
+}
+
+// overlay is reported with each of its partitions that raised has taken
+// from raised.
+func overlay(reported, raised domain.Offsets) domain.Offsets {
+	out := reported.Clone()
+	for p := range out {
+		if o, ok := raised[p]; ok {
+			out[p] = o
 		}
 	}
-	return lag
+	return out
+}
+
+// setLatest records the partitions' latest offsets as read from Kafka now.
+func (s *supervisor) setLatest(ctx workflow.Context, latest domain.Offsets) {
+	s.c.Latest, s.c.LatestAt = latest, now(ctx)
 }
 
 // Search attribute keys the supervisor keeps current.
@@ -90,14 +101,30 @@ func (s *supervisor) publishVisibility(ctx workflow.Context) {
 	workflow.SetCurrentDetails(ctx, s.details())
 }
 
-// details is a short markdown summary for the Temporal UI.
+// detailsGroups bounds the groups the details list, so that they stay
+// short enough for the panel (starter status lists them all).
+const detailsGroups = 8
+
+// details is a short markdown summary for the Temporal UI's Current
+// Details, figures as in starter status. The UI sizes its panel to the
+// rendered body's scrollHeight + 2px, which leaves out the margins above
+// the first block and below the last (about 30px): the closing paragraph of
+// a lone no-break space takes that cut, so the real last line shows whole
+// (make test-ui checks it).
 func (s *supervisor) details() string {
 	st := s.status()
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** (%s) · topic `%s` → datasource `%s` · lag %d · published %d sequences, %d segments, %d rows\n\n",
-		st.State, st.DetailedState, st.Topic, st.DataSource, st.Lag, st.Published.Sequences, st.Published.Segments, st.Published.Rows)
+	state := "**" + st.State + "**"
+	if st.DetailedState != "" && st.DetailedState != st.State {
+		state += " (" + st.DetailedState + ")"
+	}
+	fmt.Fprintf(&b, "%s · topic `%s` → datasource `%s` · lag %d · unpublished %d\n\n", state, st.Topic, st.DataSource, st.Lag, st.Unpublished)
 	fmt.Fprintf(&b, "| group | gen | partitions | open sequence | rows | publishing |\n|---|---|---|---|---|---|\n")
-	for _, g := range st.Groups {
+	for i, g := range st.Groups {
+		if i == detailsGroups {
+			fmt.Fprintf(&b, "| … | | %d more groups: `starter status %s` | | | |\n", len(st.Groups)-i, st.ID)
+			break
+		}
 		open, rows, publishing := "-", int64(0), 0
 		for _, q := range g.Sequences {
 			if q.Open() {
@@ -108,16 +135,27 @@ func (s *supervisor) details() string {
 		}
 		fmt.Fprintf(&b, "| %d | %d | %v | %s | %d | %d |\n", g.Group, g.Generation, g.Partitions, open, rows, publishing)
 	}
+	p := st.Published
+	fmt.Fprintf(&b, "\npublished %d sequences, %d segments, %d rows", p.Sequences, p.Segments, p.Rows)
+	if !p.LastAt.IsZero() {
+		fmt.Fprintf(&b, ", last at %s", p.LastAt.UTC().Format(time.TimeOnly))
+	}
+	b.WriteString("\n\n")
 	for _, g := range st.Groups {
 		if o := g.OutOfRange; o != nil {
-			fmt.Fprintf(&b, "\n\n**offset out of range**: group %d, partition %d wants offset %d, which holds %d to %d; %s", g.Group, o.Partition, o.Offset, o.Earliest, o.Latest, o.Advice())
+			fmt.Fprintf(&b, "**offset out of range**: group %d, partition %d wants offset %d, which holds %d to %d; %s\n\n", g.Group, o.Partition, o.Offset, o.Earliest, o.Latest, o.Advice())
 		}
 	}
 	if n := len(st.OffsetResets); n > 0 {
-		fmt.Fprintf(&b, "\n\nlast offset reset (%s): %s", st.OffsetResets[n-1].Time.Format(time.RFC3339), st.OffsetResets[n-1].Message)
+		fmt.Fprintf(&b, "last offset reset (%s): %s\n\n", st.OffsetResets[n-1].Time.Format(time.RFC3339), st.OffsetResets[n-1].Message)
 	}
 	if n := len(st.RecentErrors); n > 0 {
-		fmt.Fprintf(&b, "\n\nlast error: %s", st.RecentErrors[n-1].Message)
+		fmt.Fprintf(&b, "last error: %s\n\n", st.RecentErrors[n-1].Message)
 	}
+	b.WriteString("lag: latest − current offsets, not read yet; unpublished: current − committed, read and not yet published")
+	if !st.LatestAt.IsZero() {
+		fmt.Fprintf(&b, "; latest as read at %s", st.LatestAt.UTC().Format(time.TimeOnly))
+	}
+	b.WriteString("\n\n\u00a0\n")
 	return b.String()
 }
