@@ -100,6 +100,7 @@ func TestSIGKILLMidIngestionLosesNothing(t *testing.T) {
 	// 2 min heartbeat timeout.
 	running := e.waitActivitiesOn(spec, a, protocol.ActivityPublish, 5*time.Second)
 	require.NotEmpty(t, running, "no activity ran on worker a to interrupt")
+	readByA := processedBy(t, a, e.name) // read and staged before the kill (less a few ms)
 	killedAt := time.Now()
 	a.signal(os.Kill)
 	t.Logf("SIGKILL to worker a with %d sequences published, while it ran %v", e.publishedSequences(spec), running)
@@ -122,7 +123,22 @@ func TestSIGKILLMidIngestionLosesNothing(t *testing.T) {
 
 	require.Greater(t, e.publishedSequences(spec), published)
 	e.requireExactlyOnce(spec, gen.RunID, crashTotal)
+	// Each event is read once, plus what worker a had read and not yet
+	// recorded in a heartbeat that reached the server: that is read again.
+	readByB := processedBy(t, b, e.name)
+	t.Logf("read again after SIGKILL: %d events (worker a read %d, worker b %d, %d produced)",
+		readByA+readByB-crashTotal, readByA, readByB, crashTotal)
 	if b.exited() {
 		t.Fatalf("worker b exited: %v", b.state)
 	}
+}
+
+// processedBy is the worker's handoff_events_processed_total of the
+// supervisor: the records its consumes read and staged.
+func processedBy(t *testing.T, w *workerProc, supervisor string) int64 {
+	t.Helper()
+	m, err := scrape(w)
+	require.NoError(t, err)
+	n, _ := m.sum("handoff_events_processed_total", supervisor)
+	return int64(n)
 }
