@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"handoff/internal/kafka"
+	"handoff/internal/lagview"
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
 	"handoff/internal/wakeup"
@@ -53,6 +54,9 @@ type Recorder interface {
 	Consumed(supervisor string, records, unparseable, thrownAway, bytesRead int64, d time.Duration)
 	Published(supervisor string, rows, segments, segmentBytes int64, d, handoff time.Duration)
 	Lag(supervisor string, lag map[int32]int64)
+	// Offsets sets the lag and unpublished figures from what the caller
+	// knows of committed, current and latest offsets (internal/lagview).
+	Offsets(supervisor string, in lagview.Input)
 }
 
 // Faults lets tests inject the failures that exactly-once must survive. All

@@ -2,6 +2,9 @@ package activities
 
 import (
 	"context"
+	"time"
+
+	"handoff/internal/lagview"
 	"handoff/internal/protocol"
 )
 
@@ -17,14 +20,9 @@ func (a *Activities) Discover(ctx context.Context, in protocol.DiscoverInput) (p
 		return protocol.DiscoverResult{}, classify(err)
 	}
 	if a.Metrics != nil && in.DataSource != "" {
+		// Current offsets are the metrics' own: this worker's consumes.
 		if committed, err := a.Store.Offsets(ctx, in.DataSource, in.Topic); err == nil {
-			lag := map[int32]int64{}
-			for _, p := range parts {
-				if c, ok := committed[p]; ok {
-					lag[p] = max(latest[p]-c, 0)
-				}
-			}
-			a.Metrics.Lag(in.SupervisorID, lag)
+			a.Metrics.Offsets(in.SupervisorID, lagview.Input{Committed: committed, Latest: latest, LatestAt: time.Now()})
 		}
 	}
 	return protocol.DiscoverResult{Partitions: parts, Earliest: earliest, Latest: latest}, nil

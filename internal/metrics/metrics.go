@@ -1,6 +1,7 @@
 // Package metrics is the worker's Prometheus metrics: what consume and
 // publish activities did (events, rows, segments, bytes, durations, the
-// hand-off latency from checkpoint to commit), each supervisor's Kafka lag,
+// hand-off latency from checkpoint to commit), each supervisor's Kafka lag
+// and unpublished records (internal/lagview's figures),
 // what the workload tracker holds at scrape time, and the Temporal SDK's own
 // metrics, all on one registry.
 //
@@ -9,13 +10,13 @@
 package metrics
 
 import (
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"handoff/internal/lagview"
 	"handoff/internal/workload"
 )
 
@@ -29,9 +30,12 @@ type Metrics struct {
 	rows, segments, segmentBytes                  *prometheus.CounterVec
 	consumeDuration, publishDuration, handoff     *prometheus.HistogramVec
 	partitionLag, lag                             *prometheus.GaugeVec
+	partitionUnpublished, unpublished             *prometheus.GaugeVec
 
-	lagMu    sync.Mutex
-	lagParts map[string]map[int32]bool // partitions whose lag is set, per supervisor
+	lagMu      sync.Mutex
+	lagParts   map[string]map[int32]bool // partitions whose lag is set, per supervisor
+	offsets    map[string]*lagview.Input // what Offsets was told, per supervisor
+	unpubParts map[string]map[int32]bool
 
 	tracker  atomic.Pointer[workload.Tracker]
 	temporal *temporalCollector
@@ -60,20 +64,28 @@ func New(reg prometheus.Registerer) *Metrics {
 		publishDuration: histogram("handoff_publish_duration_seconds", "Duration of publish activities."),
 		handoff:         histogram("handoff_handoff_latency_seconds", "Time from a sequence's checkpoint to the commit of its segments and offsets."),
 		partitionLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "handoff_partition_lag", Help: "Records between a partition's latest offset and its committed offset.",
+			Name: "handoff_partition_lag", Help: lagHelp,
 		}, []string{"supervisor", "partition"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "handoff_lag", Help: "Records between the latest and the committed offsets, summed over the supervisor's partitions.",
+			Name: "handoff_lag", Help: "handoff_partition_lag summed over the supervisor's partitions.",
 		}, bySupervisor),
-		lagParts: map[string]map[int32]bool{},
-		temporal: newTemporalCollector(),
+		partitionUnpublished: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "handoff_partition_unpublished", Help: unpublishedHelp,
+		}, []string{"supervisor", "partition"}),
+		unpublished: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "handoff_unpublished", Help: "handoff_partition_unpublished summed over the supervisor's partitions.",
+		}, bySupervisor),
+		lagParts:   map[string]map[int32]bool{},
+		offsets:    map[string]*lagview.Input{},
+		unpubParts: map[string]map[int32]bool{},
+		temporal:   newTemporalCollector(),
 	}
 	if reg != nil {
 		reg.MustRegister(
 			m.processed, m.unparseable, m.thrownAway, m.bytesRead,
 			m.rows, m.segments, m.segmentBytes,
 			m.consumeDuration, m.publishDuration, m.handoff,
-			m.partitionLag, m.lag,
+			m.partitionLag, m.lag, m.partitionUnpublished, m.unpublished,
 			trackCollector{m}, m.temporal,
 		)
 	}
@@ -115,31 +127,4 @@ func (m *Metrics) Published(supervisor string, rows, segments, segmentBytes int6
 	if handoff > 0 {
 		m.handoff.WithLabelValues(supervisor).Observe(handoff.Seconds())
 	}
-}
-
-// Lag sets a supervisor's lag per partition and in sum. lag is the whole
-// supervisor's: partitions set before and missing from it now (no longer
-// read, or no committed offset yet) are dropped.
-func (m *Metrics) Lag(supervisor string, lag map[int32]int64) {
-	if m == nil {
-		return
-	}
-	m.lagMu.Lock()
-	defer m.lagMu.Unlock()
-	var sum int64
-	for p, n := range lag {
-		m.partitionLag.WithLabelValues(supervisor, strconv.Itoa(int(p))).Set(float64(n))
-		sum += n
-	}
-	for p := range m.lagParts[supervisor] {
-		if _, ok := lag[p]; !ok {
-			m.partitionLag.DeleteLabelValues(supervisor, strconv.Itoa(int(p)))
-		}
-	}
-	parts := make(map[int32]bool, len(lag))
-	for p := range lag {
-		parts[p] = true
-	}
-	m.lagParts[supervisor] = parts
-	m.lag.WithLabelValues(supervisor).Set(float64(sum))
 }
