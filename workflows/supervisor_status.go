@@ -23,7 +23,7 @@ func (s *supervisor) status() SupervisorStatus {
 		Committed:  s.c.Committed.Clone(),
 		// As the view raised them to be consistent; a partition no
 		// group reported on has no current offset.
-		Current: overlay(s.c.Current, view.Current()), Latest: overlay(s.c.Latest, view.Latest()),
+		Current: lagview.Overlay(s.c.Current, view.Current()), Latest: lagview.Overlay(s.c.Latest, view.Latest()),
 		LatestAt: view.LatestAt, LatestRaised: view.Raised(),
 		PartitionLag: view.Lags(), Lag: view.Lag,
 		PartitionUnpublished: view.UnpublishedByPartition(), Unpublished: view.Unpublished,
@@ -59,18 +59,6 @@ func (s *supervisor) lagView() lagview.View {
 		Committed: lagview.Base(s.c.Committed, starts...), Current: s.c.Current,
 		Latest: s.c.Latest, LatestAt: s.c.LatestAt,
 	})
-}
-
-// overlay is reported with each of its partitions that raised has taken
-// from raised.
-func overlay(reported, raised domain.Offsets) domain.Offsets {
-	out := reported.Clone()
-	for p := range out {
-		if o, ok := raised[p]; ok {
-			out[p] = o
-		}
-	}
-	return out
 }
 
 // setLatest records the partitions' latest offsets as read from Kafka now.

@@ -161,3 +161,17 @@ func Furthest(reports ...domain.Offsets) domain.Offsets {
 	}
 	return out
 }
+
+// Overlay is reported with each of its partitions the view holds (raised,
+// to be consistent) taken from consistent, e.g. a view's Current() over
+// the current offsets as reported: a partition nothing reported on stays
+// out.
+func Overlay(reported, consistent domain.Offsets) domain.Offsets {
+	out := reported.Clone()
+	for p := range out {
+		if o, ok := consistent[p]; ok {
+			out[p] = o
+		}
+	}
+	return out
+}

@@ -71,3 +71,8 @@ func TestFurthest(t *testing.T) {
 	assert.Equal(t, domain.Offsets{0: 12, 1: 40, 2: 3},
 		Furthest(domain.Offsets{0: 10, 1: 40}, nil, domain.Offsets{0: 12, 1: 35, 2: 3}))
 }
+
+func TestOverlay(t *testing.T) {
+	assert.Nil(t, Overlay(nil, domain.Offsets{0: 1}))
+	assert.Equal(t, domain.Offsets{0: 12, 1: 5}, Overlay(domain.Offsets{0: 10, 1: 5}, domain.Offsets{0: 12, 2: 7}))
+}
