@@ -20,13 +20,7 @@ func (s *supervisor) reconcile(ctx workflow.Context) {
 	_ = workflow.Await(ctx, func() bool { return !s.resetting })
 	s.reconciling = true
 	defer func() { s.reconciling = false }()
-	if !s.c.SpecRecorded {
-		if _, err := s.recordSpec(ctx, s.spec); err != nil {
-			s.recordError(ctx, "record the spec: "+errorMessage(err))
-		} else {
-			s.c.SpecRecorded = true
-		}
-	}
+	s.recordSpecOnce(ctx)
 	if err := s.discover(ctx); err != nil {
 		s.unhealthy(ctx, err)
 		s.settleDrain(ctx) // groups may finish without Kafka
@@ -36,6 +30,26 @@ func (s *supervisor) reconcile(ctx workflow.Context) {
 		s.unhealthy(ctx, err)
 		return
 	}
+	s.steer(ctx)
+}
+
+// recordSpecOnce appends the spec to its history once per spec; a failure
+// is recorded and tried again at the next reconcile.
+func (s *supervisor) recordSpecOnce(ctx workflow.Context) {
+	if s.c.SpecRecorded {
+		return
+	}
+	if _, err := s.recordSpec(ctx, s.spec); err != nil {
+		s.recordError(ctx, "record the spec: "+errorMessage(err))
+		s.retrySoon = true
+		return
+	}
+	s.c.SpecRecorded = true
+}
+
+// steer starts and rolls over groups, or drains them, then derives the
+// state.
+func (s *supervisor) steer(ctx workflow.Context) {
 	if s.draining() {
 		s.drainGroups(ctx)
 		s.settleDrain(ctx)

@@ -72,14 +72,7 @@ func (s *supervisor) reconcileWatched(ctx workflow.Context) {
 	s.reconciling = true
 	defer func() { s.reconciling = false }()
 	s.retrySoon = false
-	if !s.c.SpecRecorded {
-		if _, err := s.recordSpec(ctx, s.spec); err != nil {
-			s.recordError(ctx, "record the spec: "+errorMessage(err))
-			s.retrySoon = true
-		} else {
-			s.c.SpecRecorded = true
-		}
-	}
+	s.recordSpecOnce(ctx)
 	if w := s.c.Watched; w != nil && w.Problem != "" {
 		s.unhealthyState(w.ProblemType)
 		s.settleDrain(ctx) // groups may finish without Kafka
@@ -89,14 +82,7 @@ func (s *supervisor) reconcileWatched(ctx workflow.Context) {
 		s.updateState(ctx) // the first watch has not reported yet
 		return
 	}
-	if s.draining() {
-		s.drainGroups(ctx)
-		s.settleDrain(ctx)
-	} else {
-		s.startGroups(ctx)
-		s.rollOver(ctx)
-	}
-	s.updateState(ctx)
+	s.steer(ctx)
 }
 
 // unhealthyState is unhealthy's state part: the watch recorded the error

@@ -153,26 +153,34 @@ func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
 		g.err = fmt.Errorf("consume group %d: %w", g.in.Group, err)
 		return
 	}
-	for p, o := range res.To {
+	var keys []string
+	if res.StagingKey != "" {
+		keys = []string{res.StagingKey}
+	}
+	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway}, res.Bytes)
+	if workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
+		g.reportProgress(ctx)
+	}
+}
+
+// took records what a consume read into the sequence it read for: the
+// position, the staged chunks, and the counts.
+func (g *taskGroup) took(to domain.Offsets, keys []string, read ReadTotals, bytes int64) {
+	for p, o := range to {
 		g.pos[p] = o
 	}
 	for _, s := range g.seqs {
 		if s.ID == g.consumeSeq {
-			if res.StagingKey != "" {
-				s.Chunks = append(s.Chunks, res.StagingKey)
-			}
-			s.Rows += res.Rows
-			s.Bytes += res.Bytes
+			s.Chunks = append(s.Chunks, keys...)
+			s.Rows += read.Rows
+			s.Bytes += bytes
 		}
 	}
-	g.report.Records += res.Records
-	g.report.Rows += res.Rows
-	g.report.Unparseable += res.Unparseable
-	g.report.ThrownAway += res.ThrownAway
-	g.parseExceptions += res.Unparseable
-	if workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
-		g.reportProgress(ctx)
-	}
+	g.report.Records += read.Records
+	g.report.Rows += read.Rows
+	g.report.Unparseable += read.Unparseable
+	g.report.ThrownAway += read.ThrownAway
+	g.parseExceptions += read.Unparseable
 }
 
 func (g *taskGroup) onPublished(ctx workflow.Context, f workflow.Future) {

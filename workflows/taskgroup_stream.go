@@ -112,24 +112,11 @@ func (g *taskGroup) onStreamed(ctx workflow.Context, f workflow.Future) {
 		g.err = fmt.Errorf("consume group %d: %w", g.in.Group, err)
 		return
 	}
-	for p, o := range res.To {
-		g.pos[p] = o
+	keys := make([]string, 0, len(res.Chunks))
+	for _, c := range res.Chunks {
+		keys = append(keys, c.Key)
 	}
-	for _, s := range g.seqs {
-		if s.ID != g.consumeSeq {
-			continue
-		}
-		for _, c := range res.Chunks {
-			s.Chunks = append(s.Chunks, c.Key)
-		}
-		s.Rows += res.Rows
-		s.Bytes += res.Bytes
-	}
-	g.report.Records += res.Records
-	g.report.Rows += res.Rows
-	g.report.Unparseable += res.Unparseable
-	g.report.ThrownAway += res.ThrownAway
-	g.parseExceptions += res.Unparseable
+	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway}, res.Bytes)
 	if res.Records > 0 && workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx) // after a burst: streams return at most once a period unless there is work
 	}
