@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -125,6 +126,7 @@ type fakeClient struct {
 	onQuery    func(n int) // called with the number of queries so far
 	describe   *client.WorkflowExecutionDescription
 	describeEr error
+	executions map[string]*workflowservice.DescribeWorkflowExecutionResponse // DescribeWorkflowExecution by id
 	closed     bool
 
 	updates        []sentUpdate
@@ -226,6 +228,17 @@ func (f *fakeClient) QueryWorkflow(_ context.Context, wid, _, _ string, _ ...any
 
 func (f *fakeClient) DescribeWorkflow(context.Context, string, string) (*client.WorkflowExecutionDescription, error) {
 	return f.describe, f.describeEr
+}
+
+// DescribeWorkflowExecution answers from executions; any other workflow
+// is not found.
+func (f *fakeClient) DescribeWorkflowExecution(_ context.Context, wid, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d, ok := f.executions[wid]; ok {
+		return d, nil
+	}
+	return nil, serviceerror.NewNotFound("test: no workflow " + wid)
 }
 
 func (f *fakeClient) GetWorkflow(_ context.Context, wid, runID string) client.WorkflowRun {

@@ -13,22 +13,35 @@ import (
 	"handoff/workflows"
 )
 
-// writeStatus renders a SupervisorStatus as a few compact tables.
-func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
+// writeStatus renders a supervisor's status as a few compact tables.
+func writeStatus(w io.Writer, f freshStatus) error {
+	s := f.SupervisorStatus
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s)\n", s.ID, stateText(s), s.Topic, s.DataSource)
 	if s.PendingSpec {
 		fmt.Fprintln(tw, "a new spec applies once the task groups have published their open sequences")
 	}
 
-	fmt.Fprintln(tw, "\nPARTITION\tCOMMITTED\tCURRENT\tLATEST\tLAG")
+	fmt.Fprintln(tw, "\nPARTITION\tCOMMITTED\tCURRENT\tLATEST\tLAG\tUNPUBLISHED")
 	for _, p := range statusPartitions(s) {
 		c, hasC := s.Committed[p]
 		cur, hasCur := s.Current[p]
 		l, hasL := s.Latest[p]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", p, offset(c, hasC), offset(cur, hasCur), offset(l, hasL), partitionLag(s, p))
+		latest := offset(l, hasL)
+		if slices.Contains(s.LatestRaised, p) {
+			latest += "*"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", p, offset(c, hasC), offset(cur, hasCur), latest, figure(s.PartitionLag, p), figure(s.PartitionUnpublished, p))
 	}
-	fmt.Fprintf(tw, "total\t\t\t\t%d\n", s.Lag)
+	fmt.Fprintf(tw, "total\t\t\t\t%d\t%d\n", s.Lag, s.Unpublished)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "LAG = LATEST − CURRENT, in Kafka and not read yet; UNPUBLISHED = CURRENT − COMMITTED, read and not published yet")
+	if len(s.LatestRaised) > 0 {
+		fmt.Fprintln(w, "* the latest offset was read before the group got past it: shown at CURRENT")
+	}
+	fmt.Fprintln(w, offsetsRead(f))
 
 	fmt.Fprintln(tw, "\nGROUP\tGEN\tPARTITIONS\tRUNNING\tFAILURES\tSEQUENCES")
 	for _, g := range s.Groups {
@@ -68,19 +81,40 @@ func writeStatus(w io.Writer, s workflows.SupervisorStatus) error {
 	return nil
 }
 
-// partitionLag is a partition's lag as the supervisor reports it, else
-// latest minus committed, else "-".
-func partitionLag(s workflows.SupervisorStatus, p int32) string {
-	if v, ok := s.PartitionLag[p]; ok {
+// figure is a partition's lag or unpublished count, "-" when unknown (no
+// latest offset, or nothing known of where its group reads).
+func figure(m map[int32]int64, p int32) string {
+	if v, ok := m[p]; ok {
 		return strconv.FormatInt(v, 10)
-	}
-	c, hasC := s.Committed[p]
-	l, hasL := s.Latest[p]
-	if hasC && hasL {
-		return strconv.FormatInt(max(l-c, 0), 10)
 	}
 	return "-"
 }
+
+// offsetsRead says when and where the latest and current offsets were read.
+func offsetsRead(f freshStatus) string {
+	var latest string
+	switch {
+	case f.LatestFrom == latestFromKafka:
+		latest = "latest read from Kafka at " + statusTime(f.LatestAt)
+	case f.LatestAt.IsZero():
+		latest = "latest: the supervisor's last read"
+	case f.Time.IsZero():
+		latest = "latest: the supervisor's, read at " + statusTime(f.LatestAt)
+	default:
+		latest = fmt.Sprintf("latest: the supervisor's, read %s (%s)", ago(f.Time, f.LatestAt), statusTime(f.LatestAt))
+	}
+	if f.KafkaError != "" {
+		latest += " (not read from Kafka: " + f.KafkaError + ")"
+	}
+	current := "current: the supervisor's"
+	if !f.HeartbeatAt.IsZero() {
+		current = fmt.Sprintf("current: the supervisor's and the consumes' heartbeats, the last at %s", statusTime(f.HeartbeatAt))
+	}
+	return latest + "; " + current
+}
+
+// statusTime is a time as status shows it: RFC 3339 in UTC.
+func statusTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // statusPartitions is every partition the status mentions, in order.
 func statusPartitions(s workflows.SupervisorStatus) []int32 {

@@ -27,7 +27,7 @@ func TestStatusTextShowsOutOfRangeAndResets(t *testing.T) {
 		},
 	}
 	var out bytes.Buffer
-	require.NoError(t, writeStatus(&out, s))
+	require.NoError(t, writeStatus(&out, freshStatus{SupervisorStatus: s}))
 	text := out.String()
 	require.Contains(t, text, "group 1 stopped: partition 1 has no offset 1500 (it holds 0 to 100): run `starter reset wiki --partition 1=earliest --force`")
 	require.Contains(t, text, "OFFSET RESET")

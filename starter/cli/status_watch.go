@@ -22,7 +22,7 @@ const clearScreen = "\x1b[H\x1b[2J"
 // watchStatus queries the supervisor every interval until ctx ends (Ctrl-C),
 // which is a normal end. A failed query is reported and retried; only a
 // supervisor that does not exist ends the watch with an error.
-func (a *app) watchStatus(ctx context.Context, c client.Client, id string, interval time.Duration) error {
+func (a *app) watchStatus(ctx context.Context, c client.Client, k *kafkaLatest, id string, interval time.Duration) error {
 	redraw := *a.out.format == outputText && isTerminal(a.io.Stdout)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -39,7 +39,7 @@ func (a *app) watchStatus(ctx context.Context, c client.Client, id string, inter
 		now := a.now().UTC()
 		var w watchLine
 		if err == nil {
-			w = watchLine{Time: now, SupervisorStatus: st, RowsPerSecond: rate.next(now, st.Read.Rows)}
+			w = watchLine{freshStatus: freshen(ctx, c, k, st, now), RowsPerSecond: rate.next(now, st.Read.Rows)}
 		}
 		if redraw {
 			if derr := a.redrawStatus(id, interval, now, w, err); derr != nil {
@@ -111,17 +111,19 @@ func writeWatch(w io.Writer, l watchLine) error {
 		fmt.Fprintln(tw, "a new spec applies once the task groups have published their open sequences")
 	}
 	open, openRows := openSequences(s)
-	fmt.Fprintln(tw, "\nSTATE\tLAG\tROWS/S\tOPEN SEQUENCES\tPUBLISHED\tLAST PUBLISH")
-	fmt.Fprintf(tw, "%s\t%d\t%s\t%d (%d rows)\t%d rows\t%s\n",
-		stateText(s), s.Lag, rowsPerSecond(l.RowsPerSecond), open, openRows, s.Published.Rows, ago(l.Time, s.Published.LastAt))
+	fmt.Fprintln(tw, "\nSTATE\tLAG\tUNPUBLISHED\tROWS/S\tOPEN SEQUENCES\tPUBLISHED\tLAST PUBLISH")
+	fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%d (%d rows)\t%d rows\t%s\n",
+		stateText(s), s.Lag, s.Unpublished, rowsPerSecond(l.RowsPerSecond), open, openRows, s.Published.Rows, ago(l.Time, s.Published.LastAt))
 
-	fmt.Fprintln(tw, "\nPARTITION\tLAG")
+	fmt.Fprintln(tw, "\nPARTITION\tLAG\tUNPUBLISHED")
 	for _, p := range statusPartitions(s) {
-		fmt.Fprintf(tw, "%d\t%s\n", p, partitionLag(s, p))
+		fmt.Fprintf(tw, "%d\t%s\t%s\n", p, figure(s.PartitionLag, p), figure(s.PartitionUnpublished, p))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "LAG = latest − current, not read yet; UNPUBLISHED = current − committed, read and not published yet")
+	fmt.Fprintln(w, offsetsRead(l.freshStatus))
 	if len(s.RecentErrors) == 0 {
 		return nil
 	}
@@ -189,8 +191,7 @@ func isTerminal(w io.Writer) bool {
 // watchLine is one refresh of a watch: a line in text mode off a terminal,
 // the status with its time and read rate in json mode.
 type watchLine struct {
-	Time time.Time `json:"time"`
-	workflows.SupervisorStatus
+	freshStatus
 	// RowsPerSecond is the rate of Read.Rows since the previous refresh;
 	// null on the first.
 	RowsPerSecond *float64 `json:"rowsPerSecond"`
@@ -201,7 +202,7 @@ func (l watchLine) writeText(w io.Writer) error {
 	if l.Published.LastAt.IsZero() {
 		last = "none yet"
 	}
-	_, err := fmt.Fprintf(w, "%s %s lag=%d rows/s=%s published=%d rows, %s\n",
-		l.Time.Format(time.RFC3339), l.State, l.Lag, rowsPerSecond(l.RowsPerSecond), l.Published.Rows, last)
+	_, err := fmt.Fprintf(w, "%s %s lag=%d unpublished=%d rows/s=%s published=%d rows, %s\n",
+		l.Time.Format(time.RFC3339), l.State, l.Lag, l.Unpublished, rowsPerSecond(l.RowsPerSecond), l.Published.Rows, last)
 	return err
 }

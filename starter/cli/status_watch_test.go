@@ -48,7 +48,7 @@ func watchCLI(t *testing.T, terminal bool, args ...string) result {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	fc := changingStatuses(cancel)
-	r := runCLI(t, runOpts{dial: dialTo(fc, nil), ctx: ctx, now: steppingClock(watchStart, 2*time.Second), terminal: terminal},
+	r := runCLI(t, runOpts{dial: dialTo(fc, nil), ctx: ctx, now: steppingClock(watchStart, 2*time.Second), terminal: terminal, env: noKafka},
 		append([]string{"status", "orders", "--watch", "--interval", "1ms"}, args...)...)
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	return r
@@ -57,10 +57,10 @@ func watchCLI(t *testing.T, terminal bool, args ...string) result {
 func TestStatusWatchLinesHaveRowsPerSecondAndLastPublish(t *testing.T) {
 	t.Parallel()
 	r := watchCLI(t, false)
-	assert.Equal(t, `2026-01-02T03:04:05Z RUNNING lag=37 rows/s=- published=140 rows, last 12s ago
-2026-01-02T03:04:07Z RUNNING lag=37 rows/s=95.0 published=140 rows, last 14s ago
-2026-01-02T03:04:09Z RUNNING lag=37 rows/s=0.0 published=190 rows, last 1s ago
-2026-01-02T03:04:11Z RUNNING lag=37 rows/s=- published=190 rows, last 3s ago
+	assert.Equal(t, `2026-01-02T03:04:05Z RUNNING lag=14 unpublished=23 rows/s=- published=140 rows, last 12s ago
+2026-01-02T03:04:07Z RUNNING lag=14 unpublished=23 rows/s=95.0 published=140 rows, last 14s ago
+2026-01-02T03:04:09Z RUNNING lag=14 unpublished=23 rows/s=0.0 published=190 rows, last 1s ago
+2026-01-02T03:04:11Z RUNNING lag=14 unpublished=23 rows/s=- published=190 rows, last 3s ago
 `, r.stdout)
 }
 
@@ -91,18 +91,20 @@ func TestStatusWatchOnATerminalRedrawsACompactTable(t *testing.T) {
 supervisor orders: topic orders → datasource orders_ds
 a new spec applies once the task groups have published their open sequences
 
-STATE                    LAG  ROWS/S  OPEN SEQUENCES  PUBLISHED  LAST PUBLISH
-RUNNING (APPLYING_SPEC)  37   95.0    1 (23 rows)     140 rows   14s ago
+STATE                    LAG  UNPUBLISHED  ROWS/S  OPEN SEQUENCES  PUBLISHED  LAST PUBLISH
+RUNNING (APPLYING_SPEC)  14   23           95.0    1 (23 rows)     140 rows   14s ago
 
-PARTITION  LAG
-0          30
-1          0
-2          7
+PARTITION  LAG  UNPUBLISHED
+0          10   20
+1          0    0
+2          4    3
+LAG = latest − current, not read yet; UNPUBLISHED = current − committed, read and not published yet
+latest: the supervisor's last read (…); current: the supervisor's
 
 recent errors
   2026-01-02T03:04:05Z  consume p2: broker down
-`, frames[2])
-	assert.Contains(t, frames[1], "RUNNING (APPLYING_SPEC)  37   -       1 (23 rows)     140 rows   12s ago\n")
+`, maskKafkaError(frames[2]))
+	assert.Contains(t, frames[1], "RUNNING (APPLYING_SPEC)  14   23           -       1 (23 rows)     140 rows   12s ago\n")
 	assert.Contains(t, frames[3], "0.0     1 (23 rows)     190 rows   1s ago\n")
 }
 
@@ -110,16 +112,21 @@ func TestWatchTableOfAnIdleSupervisor(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	st := workflows.SupervisorStatus{ID: "wiki", Topic: "wiki", DataSource: "wiki", State: workflows.StateIdle,
-		Partitions: []int32{0}, Committed: map[int32]int64{0: 5}, Latest: map[int32]int64{0: 5}}
+		Partitions: []int32{0}, Committed: map[int32]int64{0: 5}, Latest: map[int32]int64{0: 5},
+		PartitionLag: map[int32]int64{0: 0}, PartitionUnpublished: map[int32]int64{0: 0}}
 	rate := 0.0
-	require.NoError(t, writeWatch(&b, watchLine{Time: watchStart, SupervisorStatus: st, RowsPerSecond: &rate}))
+	f := freshStatus{Time: watchStart, SupervisorStatus: st, LatestFrom: latestFromKafka}
+	f.LatestAt = watchStart
+	require.NoError(t, writeWatch(&b, watchLine{freshStatus: f, RowsPerSecond: &rate}))
 	assert.Equal(t, `supervisor wiki: topic wiki → datasource wiki
 
-STATE  LAG  ROWS/S  OPEN SEQUENCES  PUBLISHED  LAST PUBLISH
-IDLE   0    0.0     0 (0 rows)      0 rows     never
+STATE  LAG  UNPUBLISHED  ROWS/S  OPEN SEQUENCES  PUBLISHED  LAST PUBLISH
+IDLE   0    0            0.0     0 (0 rows)      0 rows     never
 
-PARTITION  LAG
-0          0
+PARTITION  LAG  UNPUBLISHED
+0          0    0
+LAG = latest − current, not read yet; UNPUBLISHED = current − committed, read and not published yet
+latest read from Kafka at 2026-01-02T03:04:05Z; current: the supervisor's
 `, b.String())
 }
 

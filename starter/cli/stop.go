@@ -114,7 +114,7 @@ func (r stopResult) writeText(w io.Writer) error {
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
-	return writeStatus(w, *r.Final)
+	return writeStatus(w, freshStatus{SupervisorStatus: *r.Final, LatestFrom: latestFromSupervisor})
 }
 
 func (r stopResult) writeNowText(w io.Writer) error {
