@@ -3,8 +3,10 @@
 // and a worker process, produces a backlog of realistic events, times the
 // fastest plain read of that backlog (the ceiling) and then the pipeline
 // draining it into committed segments, once with rollup off and once on.
-// A last phase measures handoff latency, from a checkpoint to its commit,
-// under a live producer. It prints a markdown table and writes JSON.
+// A phase measures handoff latency, from a checkpoint to its commit,
+// under a live producer, and the last one what orchestration costs in
+// Temporal history, activities and heartbeats when a supervisor is idle
+// and at a steady rate. It prints markdown tables and writes JSON.
 //
 //	go run ./bench -events 2000000 -json bench-result.json
 //
@@ -23,6 +25,7 @@ import (
 
 // options is the command line.
 type options struct {
+	phases      []string
 	events      int64
 	partitions  int
 	taskCount   int
@@ -35,18 +38,31 @@ type options struct {
 	memLimit    string
 	temporalBin string
 	workDir     string
+
+	// The orchestration phase.
+	idle            time.Duration
+	steady          time.Duration
+	steadyRate      float64
+	orchCheckpoints int
+	orchSpec        string
 }
 
 func parseOptions(args []string) (options, error) {
 	var o options
-	var variants string
+	var variants, phases string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate)")
 	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
 	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
 	fs.StringVar(&variants, "variants", "off,on", "rollup variants to run, comma-separated: off, on")
 	fs.IntVar(&o.checkpoints, "checkpoints", 20, "checkpoints in the handoff-latency phase (0 skips it)")
 	fs.Float64Var(&o.liveRate, "live-rate", 5000, "events per second of the live producer in the handoff-latency phase")
+	fs.DurationVar(&o.idle, "idle", 2*time.Minute, "orchestration: how long to count an idle supervisor (0 skips it)")
+	fs.DurationVar(&o.steady, "steady", 2*time.Minute, "orchestration: how long to count a supervisor at -steady-rate (0 skips it)")
+	fs.Float64Var(&o.steadyRate, "steady-rate", 200, "orchestration: events per second of the steady phase")
+	fs.IntVar(&o.orchCheckpoints, "steady-checkpoints", 20, "orchestration: checkpoints after the steady window, for the handoff cost and latency at -steady-rate (0: none)")
+	fs.StringVar(&o.orchSpec, "orchestration-spec", "examples/wiki.json", "orchestration: the spec both phases use, under their own names (the steady phase with the default handoff settings)")
 	fs.StringVar(&o.jsonPath, "json", "bench-result.json", "file to write the results to as JSON")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "have the worker write a CPU profile per variant to this path prefix (e.g. cpu: cpu-rollup-off.pprof)")
 	fs.StringVar(&o.workerBin, "worker", ".dev/bin/worker", "worker binary (make build)")
@@ -60,6 +76,9 @@ func parseOptions(args []string) (options, error) {
 	if o.variants, err = parseVariants(variants); err != nil {
 		return options{}, err
 	}
+	if o.phases, err = parsePhases(phases); err != nil {
+		return options{}, err
+	}
 	switch {
 	case fs.NArg() > 0:
 		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -69,6 +88,10 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-partitions %d -task-count %d: want 1 <= task count <= partitions", o.partitions, o.taskCount)
 	case o.checkpoints < 0 || (o.checkpoints > 0 && o.liveRate <= 0):
 		return options{}, fmt.Errorf("-checkpoints %d -live-rate %v: want checkpoints >= 0 and a positive rate", o.checkpoints, o.liveRate)
+	case o.idle < 0 || o.steady < 0 || o.orchCheckpoints < 0:
+		return options{}, fmt.Errorf("-idle %v -steady %v -steady-checkpoints %d: want none negative", o.idle, o.steady, o.orchCheckpoints)
+	case o.steady > 0 && o.steadyRate <= 0:
+		return options{}, fmt.Errorf("-steady-rate %v: want a positive rate", o.steadyRate)
 	}
 	return o, nil
 }

@@ -123,7 +123,7 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, name
 	if err := describeSegments(ctx, pool, spec, &res); err != nil {
 		return res, err
 	}
-	if err := verifyEvents(ctx, pool, spec, ends.Sum()); err != nil {
+	if err := verifyEvents(ctx, pool, spec, "events", ends.Sum()); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -218,7 +218,7 @@ func describeSegments(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec,
 
 // verifyEvents reads every segment back and checks that the count metric
 // sums to the events produced: one lost or duplicated event fails the run.
-func verifyEvents(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, want int64) error {
+func verifyEvents(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, metric string, want int64) error {
 	rows, err := pool.Query(ctx, `SELECT uri FROM segments WHERE datasource = $1 AND used`, spec.DataSchema.DataSource)
 	if err != nil {
 		return fmt.Errorf("list segments: %w", err)
@@ -236,7 +236,7 @@ func verifyEvents(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, wan
 	}
 	var got int64
 	for _, u := range uris {
-		n, err := countEvents(u)
+		n, err := countEvents(u, metric)
 		if err != nil {
 			return err
 		}
@@ -248,8 +248,8 @@ func verifyEvents(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, wan
 	return nil
 }
 
-// countEvents sums the "events" count metric of one segment file.
-func countEvents(uri string) (int64, error) {
+// countEvents sums the count metric of one segment file.
+func countEvents(uri, metric string) (int64, error) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" {
 		return 0, fmt.Errorf("segment %s: bench reads file:// segments only", uri)
@@ -261,12 +261,12 @@ func countEvents(uri string) (int64, error) {
 	defer r.Close()
 	idx := -1
 	for i, m := range r.Schema().Metrics {
-		if m.Name == "events" {
+		if m.Name == metric {
 			idx = i
 		}
 	}
 	if idx < 0 {
-		return 0, fmt.Errorf("segment %s: no events metric", uri)
+		return 0, fmt.Errorf("segment %s: no %s metric", uri, metric)
 	}
 	var n int64
 	for {

@@ -8,8 +8,21 @@ import (
 )
 
 func printReport(w io.Writer, r result) {
-	fmt.Fprintf(w, "\n%d events (%.0f bytes each on average), %d partitions, taskCount %d; %s, %d cores, %d GiB, %s\n\n",
-		r.Events, r.MeanEventBytes, r.Partitions, r.TaskCount, r.Machine.CPU, r.Machine.Cores, r.Machine.MemoryGiB, r.Machine.Go)
+	fmt.Fprintf(w, "\n%s, %d cores, %d GiB, %s; %d partitions\n", r.Machine.CPU, r.Machine.Cores, r.Machine.MemoryGiB, r.Machine.Go, r.Partitions)
+	if r.CeilingRate > 0 {
+		printBacklog(w, r)
+	}
+	if h := r.Handoff; h != nil {
+		fmt.Fprintf(w, "\nHandoff latency, checkpoint sent → sequence committed, %d checkpoints × %d groups = %d samples at %.0f events/s: p50 %.0f ms, p95 %.0f ms, max %.0f ms\n",
+			h.Checkpoints, h.Samples/max(h.Checkpoints, 1), h.Samples, h.Rate, h.P50Millis, h.P95Millis, h.MaxMillis)
+	}
+	if r.Orchestration != nil {
+		printOrchestration(w, *r.Orchestration)
+	}
+}
+
+func printBacklog(w io.Writer, r result) {
+	fmt.Fprintf(w, "\n%d events (%.0f bytes each on average), taskCount %d\n\n", r.Events, r.MeanEventBytes, r.TaskCount)
 	fmt.Fprintf(w, "Ceiling (kafka-go batch reads, best of 3): %.2f s, %.0f events/s\n", r.CeilingSeconds, r.CeilingRate)
 	fmt.Fprintf(w, "Read + parse only (the same reads, each message through the pipeline's JSON parser): %.0f events/s, %.2f × ceiling\n\n",
 		r.ParseRate, r.ParseRate/r.CeilingRate)
@@ -20,10 +33,73 @@ func printReport(w io.Writer, r result) {
 			v.Name, v.Seconds, v.EventsPerSecond, v.CeilingRatio, v.CPUSecondsPerM, v.PeakRSSMiB,
 			v.HistoryPerM, v.WorkflowRuns, v.Rows, v.Segments, float64(v.MeanSegmentBytes)/(1<<20))
 	}
-	if h := r.Handoff; h != nil {
-		fmt.Fprintf(w, "\nHandoff latency, checkpoint sent → sequence committed, %d checkpoints × %d groups = %d samples at %.0f events/s: p50 %.0f ms, p95 %.0f ms, max %.0f ms\n",
-			h.Checkpoints, h.Samples/max(h.Checkpoints, 1), h.Samples, h.Rate, h.P50Millis, h.P95Millis, h.MaxMillis)
+}
+
+func printOrchestration(w io.Writer, r orchestrationResult) {
+	fmt.Fprintf(w, "\nOrchestration cost, worker %s (%s; per day extrapolated from the window):\n\n", r.Worker, r.Start)
+	fmt.Fprintln(w, "| phase | window | events produced | history events: supervisor + groups | per day | per M events | activities scheduled / day | local activities / day | heartbeats to the server / day |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, p := range []struct {
+		name string
+		w    *orchestrationWindow
+	}{{"idle", r.Idle}, {"steady", r.Steady}} {
+		if p.w == nil {
+			continue
+		}
+		v := p.w
+		name, perM, hb := p.name, "—", "unknown"
+		if v.Rate > 0 {
+			name = fmt.Sprintf("%s %.0f/s", p.name, v.Rate)
+		}
+		if v.Events > 0 {
+			perM = fmt.Sprintf("%.0f", v.HistoryPerM)
+		}
+		if v.HeartbeatsPerDay != nil {
+			hb = fmt.Sprintf("%.0f (%d)", *v.HeartbeatsPerDay, *v.Heartbeats)
+		}
+		fmt.Fprintf(w, "| %s | %.0f s | %d | %d + %d = %d (%d runs) | %.0f | %s | %.0f (%d) | %.0f (%d) | %s |\n",
+			name, v.WindowSeconds, v.Events, v.SupervisorEvents, v.GroupEvents, v.HistoryEvents, v.Runs,
+			v.HistoryPerDay, perM, v.ActivitiesPerDay, v.ActivitiesScheduled, v.LocalActivitiesPerDay, v.LocalActivities, hb)
 	}
+	fmt.Fprintln(w)
+	for _, p := range []struct {
+		name string
+		w    *orchestrationWindow
+	}{{"idle", r.Idle}, {"steady", r.Steady}} {
+		if p.w != nil {
+			fmt.Fprintf(w, "%s: %s; activities scheduled: %s\n", p.name, p.w.Spec, formatActivities(p.w.Activities))
+		}
+	}
+	if h := r.Handoff; h != nil {
+		fmt.Fprintf(w, "\nHandoffs at the steady rate: %d checkpoints, %d sequences published in %.0f s, %d history events (%.0f of them the steady rate's): %.1f history events, %.1f activities scheduled and %.1f local activities per handoff (per published sequence)\n",
+			h.Checkpoints, h.Sequences, h.WindowSeconds, h.HistoryEvents, h.Baseline, h.HistoryPerHandoff, h.ActivitiesPerHandoff, h.LocalPerHandoff)
+	}
+	if l := r.Latency; l != nil && l.Samples > 0 {
+		fmt.Fprintf(w, "Handoff latency at %.0f events/s, checkpoint sent → sequence committed, %d samples: p50 %.0f ms, p95 %.0f ms, max %.0f ms\n",
+			l.Rate, l.Samples, l.P50Millis, l.P95Millis, l.MaxMillis)
+	}
+	if len(r.Targets) > 0 {
+		fmt.Fprintln(w, "\n| target (issue 14) | measured | |")
+		fmt.Fprintln(w, "|---|---|---|")
+		for _, t := range r.Targets {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", t.Target, t.Measured, t.Verdict)
+		}
+	}
+}
+
+// formatActivities is "ConsumeStream 2, Publish 1".
+func formatActivities(a []activityCount) string {
+	if len(a) == 0 {
+		return "none"
+	}
+	s := ""
+	for i, c := range a {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s %d", c.Type, c.Count)
+	}
+	return s
 }
 
 func writeJSON(path string, r result) error {

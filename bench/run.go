@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
+
+	"go.temporal.io/sdk/client"
 
 	"handoff/internal/domain"
 )
@@ -26,9 +29,11 @@ type result struct {
 	ParseRate float64         `json:"readAndParseEventsPerSecond"`
 	Variants  []variantResult `json:"variants"`
 	Handoff   *handoffResult  `json:"handoff,omitempty"`
-	Wall      string          `json:"wall"`
-	Command   string          `json:"command"`
-	StartedAt time.Time       `json:"startedAt"`
+	// Orchestration is what Temporal costs idle and at a steady rate.
+	Orchestration *orchestrationResult `json:"orchestration,omitempty"`
+	Wall          string               `json:"wall"`
+	Command       string               `json:"command"`
+	StartedAt     time.Time            `json:"startedAt"`
 }
 
 type machine struct {
@@ -53,9 +58,31 @@ func parseVariants(s string) ([]string, error) {
 	return out, nil
 }
 
+// The phases of a run, in the order they run.
+var allPhases = []string{"backlog", "handoff", "orchestration"}
+
+func parsePhases(s string) ([]string, error) {
+	var out []string
+	for v := range strings.SplitSeq(s, ",") {
+		switch v = strings.TrimSpace(v); {
+		case slices.Contains(allPhases, v):
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		case v == "":
+		default:
+			return nil, fmt.Errorf("-phases: unknown phase %q (want %s)", v, strings.Join(allPhases, ", "))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-phases %q: want at least one of %s", s, strings.Join(allPhases, ", "))
+	}
+	return out, nil
+}
+
 func run(ctx context.Context, o options) (result, error) {
 	res := result{
-		Machine: readMachine(), Events: o.events, Partitions: o.partitions, TaskCount: o.taskCount,
+		Machine: readMachine(), Partitions: o.partitions, TaskCount: o.taskCount,
 		Command: "go run ./bench " + strings.Join(os.Args[1:], " "), StartedAt: time.Now().UTC(),
 	}
 	dir := o.workDir
@@ -83,14 +110,41 @@ func run(ctx context.Context, o options) (result, error) {
 	}
 	defer tc.Close()
 
+	if slices.Contains(o.phases, "backlog") {
+		if err := runBacklog(ctx, s, o, tc, &res); err != nil {
+			return res, err
+		}
+	}
+	if slices.Contains(o.phases, "handoff") && o.checkpoints > 0 {
+		logf("handoff latency: %d checkpoints at %.0f events/s", o.checkpoints, o.liveRate)
+		h, err := runHandoff(ctx, s, o, tc)
+		if err != nil {
+			return res, fmt.Errorf("handoff latency: %w", err)
+		}
+		res.Handoff = &h
+	}
+	if slices.Contains(o.phases, "orchestration") {
+		r, err := runOrchestration(ctx, s, o, tc)
+		if err != nil {
+			return res, fmt.Errorf("orchestration: %w", err)
+		}
+		res.Orchestration = &r
+	}
+	return res, nil
+}
+
+// runBacklog produces the backlog, reads it for the ceiling and drains it
+// with each variant.
+func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res *result) error {
+	res.Events = o.events
 	if err := s.createTopic(ctx, backlogTopic, o.partitions); err != nil {
-		return res, err
+		return err
 	}
 	logf("producing %d events to %s (%d partitions)", o.events, backlogTopic, o.partitions)
 	b := newBacklog(o.events, o.partitions, time.Now())
 	bytes, err := produceBacklog(ctx, s.brokers, backlogTopic, b)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.MeanEventBytes = float64(bytes) / float64(o.events)
 	ends := domain.Offsets{}
@@ -105,7 +159,7 @@ func run(ctx context.Context, o options) (result, error) {
 	for i := range 3 {
 		d, err := readAll(ctx, s.brokers, backlogTopic, ends)
 		if err != nil {
-			return res, err
+			return err
 		}
 		logf("ceiling read %d: %v", i+1, d.Round(time.Millisecond))
 		if res.CeilingSeconds == 0 || d.Seconds() < res.CeilingSeconds {
@@ -115,7 +169,7 @@ func run(ctx context.Context, o options) (result, error) {
 	res.CeilingRate = float64(o.events) / res.CeilingSeconds
 	d, err := readAndParse(ctx, s.brokers, backlogTopic, ends, backlogSpec("parse", backlogTopic, o.taskCount, false))
 	if err != nil {
-		return res, fmt.Errorf("read and parse: %w", err)
+		return fmt.Errorf("read and parse: %w", err)
 	}
 	res.ParseRate = float64(o.events) / d.Seconds()
 	logf("read and parse: %v", d.Round(time.Millisecond))
@@ -125,19 +179,11 @@ func run(ctx context.Context, o options) (result, error) {
 		logf("%s: draining the backlog", name)
 		vr, err := runVariant(ctx, s, o, tc, name, v == "on", ends, res.CeilingRate)
 		if err != nil {
-			return res, fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		res.Variants = append(res.Variants, vr)
 	}
-	if o.checkpoints > 0 {
-		logf("handoff latency: %d checkpoints at %.0f events/s", o.checkpoints, o.liveRate)
-		h, err := runHandoff(ctx, s, o, tc)
-		if err != nil {
-			return res, fmt.Errorf("handoff latency: %w", err)
-		}
-		res.Handoff = &h
-	}
-	return res, nil
+	return nil
 }
 
 func readMachine() machine {

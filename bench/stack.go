@@ -26,6 +26,9 @@ const (
 	envPostgres = "BENCH_DATABASE_URL" // a server URL: bench creates its databases there
 	envTemporal = "BENCH_TEMPORAL_ADDRESS"
 	envKafka    = "BENCH_KAFKA_BROKERS" // comma-separated
+	// The Prometheus endpoint of the server of BENCH_TEMPORAL_ADDRESS, for
+	// the heartbeats it serves; without it they are reported unknown.
+	envTemporalMetrics = "BENCH_TEMPORAL_METRICS_URL"
 )
 
 // stack is the services a run needs, started or given.
@@ -34,7 +37,9 @@ type stack struct {
 	pgServer  string // URL of a database on the Postgres server
 	temporal  string // host:port
 	namespace string
-	brokers   []string
+	// metricsURL is the Temporal server's Prometheus endpoint ("": none).
+	metricsURL string
+	brokers    []string
 
 	closers []func()
 }
@@ -92,7 +97,7 @@ func (s *stack) database(ctx context.Context, name string) (string, error) {
 
 func (s *stack) startTemporal(ctx context.Context, bin string) error {
 	if addr := os.Getenv(envTemporal); addr != "" {
-		s.temporal = addr
+		s.temporal, s.metricsURL = addr, os.Getenv(envTemporalMetrics)
 		return nil
 	}
 	if bin == "" {
@@ -104,6 +109,11 @@ func (s *stack) startTemporal(ctx context.Context, bin string) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("temporal CLI %s: %w (run `make tools`, or set %s)", bin, err, envTemporal)
 	}
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	_, metricsPort, _ := strings.Cut(metricsAddr, ":")
 	out := &logtail.Buffer{Size: 8 << 10}
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -112,14 +122,15 @@ func (s *stack) startTemporal(ctx context.Context, bin string) error {
 		LogLevel:      "warn",
 		ClientOptions: &client.Options{Logger: quietLogger()},
 		Stdout:        out, Stderr: out,
-		ExtraArgs: searchattr.DevServerArgs(),
+		ExtraArgs: append(searchattr.DevServerArgs(), "--metrics-port", metricsPort),
 	})
 	if err != nil {
 		return fmt.Errorf("start dev server: %w; output:\n%s", err, out)
 	}
 	s.closers = append(s.closers, func() { srv.Client().Close(); _ = srv.Stop() })
 	s.temporal = srv.FrontendHostPort()
-	logf("temporal dev server on %s", s.temporal)
+	s.metricsURL = "http://" + metricsAddr + "/metrics"
+	logf("temporal dev server on %s, metrics on %s", s.temporal, s.metricsURL)
 	return nil
 }
 

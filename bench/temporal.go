@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
@@ -57,29 +58,15 @@ func stopSupervisor(ctx context.Context, tc client.Client, id string) error {
 }
 
 // countHistory sums the history events of every run of every workflow of
-// supervisor id (the supervisor and its groups, across continue-as-new).
+// supervisor id (the supervisor and its groups, across continue-as-new),
+// once every run is closed.
 func countHistory(ctx context.Context, tc client.Client, id string) (events int64, runs int, err error) {
-	query := fmt.Sprintf("WorkflowId = '%s' OR WorkflowId STARTS_WITH '%s/'", workflows.SupervisorWorkflowID(id), workflows.SupervisorWorkflowID(id))
-	var execs [][2]string
+	var execs []runRef
 	// Visibility is eventually consistent: wait until every run is closed.
 	for attempt := 0; ; attempt++ {
-		execs = execs[:0]
-		open := 0
-		var token []byte
-		for {
-			res, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
-			if err != nil {
-				return 0, 0, fmt.Errorf("list workflows of %s: %w", id, err)
-			}
-			for _, e := range res.Executions {
-				if e.CloseTime == nil {
-					open++
-				}
-				execs = append(execs, [2]string{e.Execution.WorkflowId, e.Execution.RunId})
-			}
-			if token = res.NextPageToken; len(token) == 0 {
-				break
-			}
+		var open int
+		if execs, open, err = listRuns(ctx, tc, id); err != nil {
+			return 0, 0, err
 		}
 		if open == 0 && len(execs) > 0 {
 			break
@@ -89,14 +76,52 @@ func countHistory(ctx context.Context, tc client.Client, id string) (events int6
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	for _, e := range execs {
-		it := tc.GetWorkflowHistory(ctx, e[0], e[1], false, 0)
-		for it.HasNext() {
-			if _, err := it.Next(); err != nil {
-				return 0, 0, fmt.Errorf("history of %s: %w", e[0], err)
+	h, err := countRuns(ctx, tc, execs)
+	if err != nil {
+		return 0, 0, err
+	}
+	return h.Total(), h.Runs, nil
+}
+
+// runRef is one run of a workflow.
+type runRef struct{ workflowID, runID string }
+
+// listRuns lists every run, open or closed, of supervisor id and its
+// groups, and how many of them are open.
+func listRuns(ctx context.Context, tc client.Client, id string) (runs []runRef, open int, err error) {
+	sup := workflows.SupervisorWorkflowID(id)
+	query := fmt.Sprintf("WorkflowId = '%s' OR WorkflowId STARTS_WITH '%s/'", sup, sup)
+	var token []byte
+	for {
+		res, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token})
+		if err != nil {
+			return nil, 0, fmt.Errorf("list workflows of %s: %w", id, err)
+		}
+		for _, e := range res.Executions {
+			if e.CloseTime == nil {
+				open++
 			}
-			events++
+			runs = append(runs, runRef{e.Execution.WorkflowId, e.Execution.RunId})
+		}
+		if token = res.NextPageToken; len(token) == 0 {
+			return runs, open, nil
 		}
 	}
-	return events, len(execs), nil
+}
+
+// countRuns reads the history of each run (of an open run, what it has so
+// far) and counts its events.
+func countRuns(ctx context.Context, tc client.Client, runs []runRef) (historyCounts, error) {
+	h := historyCounts{Runs: len(runs)}
+	for _, r := range runs {
+		it := tc.GetWorkflowHistory(ctx, r.workflowID, r.runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				return h, fmt.Errorf("history of %s: %w", r.workflowID, err)
+			}
+			h.add(r.workflowID, e)
+		}
+	}
+	return h, nil
 }
