@@ -1,8 +1,8 @@
 // Browser test of the Temporal Web UI (2.42) against a running dev stack:
 // the example supervisor `wiki` is listed by its search attribute, its
 // current details (the markdown summary of workflows/supervisor_status.go)
-// show, its task groups show as children, and a screenshot of it lands in
-// docs/img/temporal-ui.png.
+// show whole, its task groups show as children, and a screenshot of it
+// lands in docs/img/temporal-ui.png.
 //
 // `make test-ui` starts the stack and runs this through uitest/run.sh. By
 // hand, with `make dev` running: node --test uitest/
@@ -200,10 +200,39 @@ step('its User Metadata tab shows the current details: the state and the datasou
 		assert.match(t, /datasource/, `current details: ${JSON.stringify(t)}`);
 		return t;
 	});
-	// The first line leads with the state in bold.
+	// The first line leads with the state in bold, then names the two
+	// figures starter status shows.
 	const bold = await body.locator('strong').first().innerText();
 	assert.match(bold, /^(RUNNING|IDLE)$/, `current details: ${JSON.stringify(text)}`);
 	assert.match(text, /datasource\s+\S+/, `current details: ${JSON.stringify(text)}`);
+	assert.match(text, /lag \d+ · unpublished \d+/, `current details: ${JSON.stringify(text)}`);
+});
+
+step('the last line of the current details shows whole on the page, not cut off by its panel', async () => {
+	const panel = page.locator('xpath=//h3[normalize-space()="Current Details"]/ancestor::div[.//iframe][1]');
+	const iframe = panel.locator('iframe').first();
+	await iframe.scrollIntoViewIfNeeded();
+	const frame = await (await iframe.elementHandle()).contentFrame();
+	// The last block with text (the details end with a paragraph of a
+	// no-break space, there to take the panel's cut), where it is in the
+	// frame, and what the frame shows at its bottom edge.
+	const last = await frame.evaluate(() => {
+		const blocks = [...document.querySelectorAll('main > *')].filter((e) => e.innerText.trim() !== '');
+		const el = blocks.at(-1);
+		const r = el.getBoundingClientRect();
+		const hit = document.elementFromPoint(r.left + 1, r.bottom - 1);
+		return { text: el.innerText, top: r.top, bottom: r.bottom, frameHeight: window.innerHeight, hitsIt: !!hit && el.contains(hit) };
+	});
+	assert.match(last.text, /^lag = latest − current/, `the details' last line: ${JSON.stringify(last)}`);
+	assert.ok(last.bottom <= last.frameHeight, `the last line ends at ${last.bottom}px, the panel's frame shows ${last.frameHeight}px: ${JSON.stringify(last.text)}`);
+	assert.ok(last.hitsIt, `the last line's bottom edge is not what the frame shows there: ${JSON.stringify(last)}`);
+	// And the page shows the frame there: no ancestor clips it, nothing covers it.
+	const box = await iframe.boundingBox();
+	const onPage = await page.evaluate(([x, y]) => {
+		const el = document.elementFromPoint(x, y);
+		return { tag: el?.tagName ?? null, viewport: window.innerHeight };
+	}, [box.x + 2, box.y + last.bottom - 1]);
+	assert.equal(onPage.tag, 'IFRAME', `the page at the last line's bottom edge (${box.y + last.bottom - 1}px of ${onPage.viewport}px) shows ${onPage.tag}`);
 });
 
 step(`a full-page screenshot is saved to ${path.relative(root, screenshotPath)}`, async () => {

@@ -140,9 +140,9 @@ func (s *supervisor) details() string {
 	if n := len(st.RecentErrors); n > 0 {
 		fmt.Fprintf(&b, "last error: %s\n\n", st.RecentErrors[n-1].Message)
 	}
-	b.WriteString("lag: latest − current offsets, not read yet; unpublished: current − committed, read and not yet published")
+	b.WriteString("lag = latest − current offset · unpublished = current − committed")
 	if !st.LatestAt.IsZero() {
-		fmt.Fprintf(&b, "; latest as read at %s", st.LatestAt.UTC().Format(time.TimeOnly))
+		fmt.Fprintf(&b, " · latest read at %s", st.LatestAt.UTC().Format(time.TimeOnly))
 	}
 	b.WriteString("\n\n\u00a0\n")
 	return b.String()
