@@ -53,7 +53,6 @@ type Activities struct {
 type Recorder interface {
 	Consumed(supervisor string, records, unparseable, thrownAway, bytesRead int64, d time.Duration)
 	Published(supervisor string, rows, segments, segmentBytes int64, d, handoff time.Duration)
-	Lag(supervisor string, lag map[int32]int64)
 	// Offsets sets the lag and unpublished figures from what the caller
 	// knows of committed, current and latest offsets (internal/lagview).
 	Offsets(supervisor string, in lagview.Input)

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"handoff/internal/domain"
+	"handoff/internal/lagview"
 	"handoff/internal/parse"
 	"handoff/internal/protocol"
 	"handoff/internal/rollup"
@@ -386,8 +387,12 @@ func (s *stream) heartbeat(ctx context.Context) {
 	if s.chunk != nil {
 		state = workload.StateReading
 	}
-	activity.RecordHeartbeat(ctx, s.beat(state))
+	b := s.beat(state)
+	activity.RecordHeartbeat(ctx, b)
 	s.lastBeat, s.dirty = time.Now(), false
+	if s.a.Metrics != nil {
+		s.a.Metrics.Offsets(s.in.Spec.ID, lagview.Input{Current: b.Offsets})
+	}
 }
 
 func (s *stream) beat(state string) streamBeat {

@@ -13,6 +13,7 @@ import (
 
 	"handoff/internal/domain"
 	"handoff/internal/kafka"
+	"handoff/internal/lagview"
 	"handoff/internal/protocol"
 )
 
@@ -115,13 +116,13 @@ func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
 	w.prevLatest = latest
 	res.View.CaughtUp = w.caughtUp >= 2
 	if w.a.Metrics != nil {
-		lag := map[int32]int64{}
-		for p, l := range latest {
-			if c, ok := current[p]; ok {
-				lag[p] = max(l-c, 0)
+		in := lagview.Input{Current: current, Latest: latest, LatestAt: time.Now()}
+		if w.a.Store != nil && w.in.DataSource != "" {
+			if committed, err := w.a.Store.Offsets(ctx, w.in.DataSource, topic); err == nil {
+				in.Committed = lagview.Base(committed, w.in.Starts)
 			}
 		}
-		w.a.Metrics.Lag(w.in.SupervisorID, lag)
+		w.a.Metrics.Offsets(w.in.SupervisorID, in)
 	}
 	return res, nil
 }

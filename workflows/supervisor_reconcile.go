@@ -71,7 +71,8 @@ func (s *supervisor) discover(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	s.c.Connected, s.c.Latest = true, disc.Latest
+	s.c.Connected = true
+	s.setLatest(ctx, disc.Latest)
 	return s.applyPartitions(ctx, disc.Partitions)
 }
 

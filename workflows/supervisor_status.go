@@ -49,16 +49,21 @@ func (s *supervisor) status() SupervisorStatus {
 // before a partition's first publish, its unpublished records count from
 // where its group began reading it.
 func (s *supervisor) lagView() lagview.View {
+	return lagview.Compute(lagview.Input{
+		Committed: lagview.Base(s.c.Committed, s.sequenceStarts()...), Current: s.c.Current,
+		Latest: s.c.Latest, LatestAt: s.c.LatestAt,
+	})
+}
+
+// sequenceStarts are the starts of every recorded sequence.
+func (s *supervisor) sequenceStarts() []domain.Offsets {
 	var starts []domain.Offsets
 	for _, g := range s.sortedGroups() {
 		for _, q := range s.c.Groups[g].Sequences {
 			starts = append(starts, q.Start)
 		}
 	}
-	return lagview.Compute(lagview.Input{
-		Committed: lagview.Base(s.c.Committed, starts...), Current: s.c.Current,
-		Latest: s.c.Latest, LatestAt: s.c.LatestAt,
-	})
+	return starts
 }
 
 // setLatest records the partitions' latest offsets as read from Kafka now.

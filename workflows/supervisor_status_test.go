@@ -50,7 +50,8 @@ func TestStatusLatestNeverBelowCurrent(t *testing.T) {
 
 	// The details are as at the last reconcile (1s): nothing read yet.
 	require.Contains(t, details, "lag 430 · unpublished 0")
-	require.Contains(t, details, "\n\nlag = latest − current offset · unpublished = current − committed\n\n\u00a0\n")
+	require.Contains(t, details, "\n\nlag = latest − current offset · unpublished = current − committed · latest read at ")
+	require.True(t, strings.HasSuffix(details, "\n\n\u00a0\n"), "the details end with the paragraph the UI panel cuts")
 }
 
 // The details end with a paragraph of a no-break space, which the UI's

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
+	"handoff/internal/lagview"
 	"handoff/internal/protocol"
 )
 
@@ -129,6 +130,7 @@ func (s *supervisor) ensureWatch(ctx workflow.Context) {
 	in := protocol.WatchInput{
 		SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Topic,
 		Every: s.spec.IOConfig.Period.D(), MaxRun: watchMaxRun, Known: s.known(),
+		Starts: lagview.Base(nil, s.sequenceStarts()...),
 	}
 	if s.retrySoon {
 		in.FirstLookAfter = s.spec.IOConfig.Period.D()
@@ -240,7 +242,8 @@ func (s *supervisor) onWatched(ctx workflow.Context, f workflow.Future, seq int)
 		w.Problem, w.ProblemType = res.View.Problem, res.View.ProblemType
 	} else {
 		w.Problem, w.ProblemType = "", ""
-		s.c.Connected, s.c.Latest = true, res.Latest
+		s.c.Connected = true
+		s.setLatest(ctx, res.Latest)
 		if err := s.applyPartitions(ctx, res.View.Partitions); err != nil {
 			s.recordError(ctx, "partitions: "+errorMessage(err))
 			s.retrySoon = true

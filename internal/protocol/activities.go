@@ -7,8 +7,9 @@ import (
 )
 
 // DiscoverInput names the topic to look at; with SupervisorID and
-// DataSource set, Discover also reports the lag against the committed
-// offsets to the worker's metrics.
+// DataSource set, Discover also reports the committed and latest offsets
+// to the worker's metrics (lag and unpublished). Runs that record
+// watchVersion use Watch instead.
 type DiscoverInput struct {
 	Topic        string
 	SupervisorID string

@@ -105,6 +105,9 @@ type WatchInput struct {
 	// failing supervisor does not spin).
 	FirstLookAfter time.Duration
 	Known          WatchView
+	// Starts is where each partition's first unpublished sequence began:
+	// unpublished records count from there before its first publish.
+	Starts domain.Offsets
 }
 
 // WatchView is one look at a supervisor's world: its topic's partitions,
