@@ -140,9 +140,7 @@ func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) 
 	if err != nil {
 		return protocol.ConsumeStreamResult{}, classify(err)
 	}
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
-	defer cancel()
-	if err := s.flush(fctx); err != nil {
+	if err := s.flush(ctx); err != nil {
 		return protocol.ConsumeStreamResult{}, err
 	}
 	s.res.Reason = s.why()
@@ -191,6 +189,9 @@ func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-ch
 				return nil // every partition reached Until, or a fetch failed
 			}
 			if err := s.add(ctx, b); err != nil {
+				if ctx.Err() != nil {
+					return nil // asked to return while waiting for a slot: the batch is read again
+				}
 				return err
 			}
 		case <-ctx.Done():
@@ -313,7 +314,11 @@ func (s *stream) flush(ctx context.Context) error {
 		return nil
 	}
 	s.chunk = nil
-	err := s.stage(ctx, c)
+	// Staging finishes even when the stream was just asked to return: what
+	// was read is kept rather than read again.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
+	defer cancel()
+	err := s.stage(fctx, c)
 	c.run.end(err)
 	return err
 }
