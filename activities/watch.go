@@ -32,7 +32,7 @@ func (a *Activities) Watch(ctx context.Context, in protocol.WatchInput) (protoco
 	every := max(in.Every, 100*time.Millisecond)
 	started, lastBeat := time.Now(), time.Now()
 	workerStop := activity.GetWorkerStopChannel(ctx)
-	w := &watcher{a: a, in: in}
+	w := newWatcher(a, in)
 	if in.FirstLookAfter > 0 {
 		select {
 		case <-ctx.Done():
@@ -77,6 +77,26 @@ type watcher struct {
 	caughtUp   int // looks in a row with everything read and nothing new
 }
 
+func newWatcher(a *Activities, in protocol.WatchInput) *watcher {
+	w := &watcher{a: a, in: in}
+	if in.Known.CaughtUp {
+		w.caughtUp = 2 // stays caught up until a look shows otherwise
+	}
+	return w
+}
+
+// see counts a look at latest and current offsets towards being caught up
+// and says whether the view is.
+func (w *watcher) see(latest, current domain.Offsets) bool {
+	if w.upToDate(latest, current) {
+		w.caughtUp++
+	} else {
+		w.caughtUp = 0
+	}
+	w.prevLatest = latest
+	return w.caughtUp >= 2
+}
+
 func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
 	res := protocol.WatchResult{View: protocol.WatchView{Groups: map[string]bool{}}, Closed: map[string]protocol.GroupClosed{}}
 	current, err := w.groups(ctx, &res)
@@ -108,13 +128,7 @@ func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
 	res.Connected = true
 	res.View.Partitions = parts
 	res.Latest = latest
-	if w.upToDate(latest, current) {
-		w.caughtUp++
-	} else {
-		w.caughtUp = 0
-	}
-	w.prevLatest = latest
-	res.View.CaughtUp = w.caughtUp >= 2
+	res.View.CaughtUp = w.see(latest, current)
 	if w.a.Metrics != nil {
 		in := lagview.Input{Current: current, Latest: latest, LatestAt: time.Now()}
 		if w.a.Store != nil && w.in.DataSource != "" {
@@ -128,13 +142,16 @@ func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
 }
 
 // upToDate: every partition read to its latest offset, which did not move
-// since the previous look.
+// since the previous look (if there was one in this watch).
 func (w *watcher) upToDate(latest, current domain.Offsets) bool {
-	if len(latest) == 0 || w.prevLatest == nil {
+	if len(latest) == 0 {
 		return false
 	}
 	for p, l := range latest {
-		if c, ok := current[p]; !ok || c < l || w.prevLatest[p] != l {
+		if c, ok := current[p]; !ok || c < l {
+			return false
+		}
+		if w.prevLatest != nil && w.prevLatest[p] != l {
 			return false
 		}
 	}
