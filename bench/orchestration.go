@@ -194,10 +194,6 @@ func runSteady(ctx context.Context, s *stack, o options, tc client.Client, base 
 	if err != nil {
 		return err
 	}
-	if res.Latency != nil {
-		res.Latency.Produced = b.ends.Sum()
-		res.Latency.RowsPublished = committed.Sum()
-	}
 	return verifyCount(ctx, pool, spec, committed.Sum())
 }
 
