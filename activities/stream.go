@@ -22,11 +22,11 @@ import (
 // How often a stream heartbeats: while it stages chunks, often enough that
 // status and the Temporal UI show where it is (the worker lets heartbeats
 // through this often: worker/modules.go); while its topic is quiet, just
-// often enough for its heartbeat timeout, so an idle group costs the server
-// little. Both also bound how long a cancellation takes to arrive.
+// often enough for its heartbeat timeout (2 minutes), so an idle group
+// costs the server little. Both also bound how long a cancellation takes to arrive.
 const (
 	busyHeartbeatEvery = 2 * time.Second
-	idleHeartbeatEvery = 40 * time.Second
+	idleHeartbeatEvery = 80 * time.Second
 	streamTick         = 250 * time.Millisecond
 	// flushTimeout bounds staging the last chunk after the stream was
 	// asked to return.

@@ -47,9 +47,10 @@ func withRetryTimeout(o workflow.ActivityOptions, spec domain.Spec) workflow.Act
 	return o
 }
 
-// The long-running activities. A stream heartbeats every few seconds while
-// it reads and every 40 s while its topic is quiet, so a dead worker is
-// still found within its heartbeat timeout; it returns by itself after
+// The long-running activities. A stream heartbeats every 2 s while it
+// reads and every 80 s while its topic is quiet, so a dead worker is found
+// within its heartbeat timeout (2 minutes, as a publish's); it returns by
+// itself after
 // streamMaxRun. WaitForCancellation: a cancelled stream (the fallback when
 // a wake could not be sent) still answers with what it staged.
 const (
@@ -60,7 +61,7 @@ const (
 var (
 	streamOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: streamMaxRun + 10*time.Minute,
-		HeartbeatTimeout:    time.Minute,
+		HeartbeatTimeout:    2 * time.Minute,
 		WaitForCancellation: true,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
