@@ -32,12 +32,13 @@ type orchestrationResult struct {
 }
 
 // orchestrationSettle is how long a phase waits, once its supervisor is
-// RUNNING (or IDLE) with every group running and, at a steady rate, the
-// first events read, before it starts counting: the start-up transient
-// is not part of the cost per day.
+// IDLE (idle phase) or RUNNING with its first events read (steady phase)
+// and every group running, before it starts counting: the start-up
+// transient, up to an empty topic's first "caught up", is not part of the
+// cost per day.
 const orchestrationSettle = 10 * time.Second
 
-const startRule = "counting begins 10 s after the supervisor is RUNNING or IDLE with every group running and (steady) its first events read"
+const startRule = "counting begins 10 s after the supervisor is IDLE (idle phase) or RUNNING with its first events read (steady phase), every group running"
 
 func runOrchestration(ctx context.Context, s *stack, o options, tc client.Client) (orchestrationResult, error) {
 	res := orchestrationResult{Worker: o.workerBin, Start: startRule}
@@ -204,9 +205,10 @@ func startSupervisor(ctx context.Context, tc client.Client, spec domain.Spec) er
 	return nil
 }
 
-// waitOrchestrating waits until the supervisor is RUNNING or IDLE with
-// every group running and, with reading, its first events read (by the
-// supervisor's account or a group's), then orchestrationSettle more.
+// waitOrchestrating waits until every group runs and the supervisor is
+// IDLE (its topic seen caught up) or, with reading, RUNNING or IDLE with
+// its first events read (by the supervisor's account or a group's), then
+// orchestrationSettle more.
 func waitOrchestrating(ctx context.Context, tc client.Client, spec domain.Spec, w *workerProc, reading bool) error {
 	deadline := time.Now().Add(3 * time.Minute)
 	seen := "no status"
@@ -224,8 +226,11 @@ func waitOrchestrating(ctx context.Context, tc client.Client, spec domain.Spec, 
 				read = groupsRead(ctx, tc, spec)
 			}
 			seen = fmt.Sprintf("state %s (%s), %d of %d groups running, %d events read", st.State, st.DetailedState, running, spec.IOConfig.TaskCount, read)
-			if slices.Contains([]string{workflows.StateRunning, workflows.StateIdle}, st.State) &&
-				running == spec.IOConfig.TaskCount && (!reading || read > 0) {
+			states := []string{workflows.StateIdle}
+			if reading {
+				states = append(states, workflows.StateRunning)
+			}
+			if slices.Contains(states, st.State) && running == spec.IOConfig.TaskCount && (!reading || read > 0) {
 				logf("%s: %s; counting from %v on", spec.ID, seen, orchestrationSettle)
 				return sleep(ctx, w, orchestrationSettle)
 			}
