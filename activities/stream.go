@@ -285,26 +285,7 @@ func (s *stream) slot(ctx context.Context, in protocol.ConsumeInput) (*workload.
 	if info := activity.GetInfo(ctx); info.ActivityID != "" {
 		w.ID, w.Attempt = info.WorkflowExecution.ID+"/"+info.ActivityID, info.Attempt
 	}
-	waitCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(idleHeartbeatEvery / 2)
-		defer t.Stop()
-		for {
-			select {
-			case <-waitCtx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx, s.beat(workload.StateWaitingForSlot))
-			}
-		}
-	}()
-	h, err := s.a.Tracker.Begin(ctx, w)
-	cancel()
-	wg.Wait()
-	return h, err
+	return s.a.takeSlot(ctx, w, idleHeartbeatEvery/2, func() any { return s.beat(workload.StateWaitingForSlot) })
 }
 
 // flush stages the chunk being filled: its bad rows first, then its rows.
@@ -319,7 +300,9 @@ func (s *stream) flush(ctx context.Context) error {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	defer cancel()
 	err := s.stage(fctx, c)
-	c.run.end(err)
+	if c.run.h != nil { // a chunk's heartbeats are its stream's
+		c.run.h.End(err)
+	}
 	return err
 }
 

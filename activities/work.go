@@ -46,22 +46,7 @@ func (a *Activities) begin(ctx context.Context, w workload.Work) (*running, erro
 	}
 	r.log = r.log.With("supervisor", w.Supervisor, "group", w.Group, "sequence", w.Sequence)
 	if a.Tracker != nil {
-		// Heartbeat while waiting too: waiting is not being stuck.
-		waitCtx, cancel := context.WithCancel(ctx)
-		go func() {
-			t := time.NewTicker(heartbeatEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-waitCtx.Done():
-					return
-				case <-t.C:
-					activity.RecordHeartbeat(ctx, heartbeatDetails{State: workload.StateWaitingForSlot})
-				}
-			}
-		}()
-		h, err := a.Tracker.Begin(ctx, w)
-		cancel()
+		h, err := a.takeSlot(ctx, w, heartbeatEvery, func() any { return heartbeatDetails{State: workload.StateWaitingForSlot} })
 		if err != nil {
 			return nil, err
 		}
@@ -82,6 +67,31 @@ func (a *Activities) begin(ctx context.Context, w workload.Work) (*running, erro
 		}
 	}()
 	return r, nil
+}
+
+// takeSlot waits for a tracker slot of w's kind, heartbeating details()
+// every beatEvery meanwhile: waiting is not being stuck.
+func (a *Activities) takeSlot(ctx context.Context, w workload.Work, beatEvery time.Duration, details func() any) (*workload.Handle, error) {
+	waitCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(beatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-waitCtx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, details())
+			}
+		}
+	}()
+	h, err := a.Tracker.Begin(ctx, w)
+	cancel()
+	wg.Wait()
+	return h, err
 }
 
 func (r *running) details() heartbeatDetails {
@@ -107,10 +117,8 @@ func (r *running) progress(offsets domain.Offsets, rows, bytes int64) {
 // end stops the heartbeats and leaves the tracker; a failure is listed
 // among its recent failures.
 func (r *running) end(err error) {
-	if r.stop != nil { // a stream's chunk heartbeats through its stream
-		close(r.stop)
-		r.wg.Wait()
-	}
+	close(r.stop)
+	r.wg.Wait()
 	if r.h != nil {
 		r.h.End(err)
 	}
