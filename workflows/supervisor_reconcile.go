@@ -97,18 +97,11 @@ func (s *supervisor) applyPartitions(ctx workflow.Context, partitions []int32) e
 
 func (s *supervisor) unhealthy(ctx workflow.Context, err error) {
 	s.recordError(ctx, errorMessage(err))
-	if s.draining() {
-		return
+	problem := ""
+	if isErrorType(err, domain.ErrTopicNotFound) {
+		problem = domain.ErrTopicNotFound
 	}
-	s.c.State = StateUnhealthySupervisor
-	switch {
-	case isErrorType(err, domain.ErrTopicNotFound):
-		s.c.DetailedState = "TOPIC_NOT_FOUND"
-	case s.c.Connected:
-		s.c.DetailedState = "LOST_CONTACT_WITH_STREAM"
-	default:
-		s.c.DetailedState = "UNABLE_TO_CONNECT_TO_STREAM"
-	}
+	s.unhealthyState(problem)
 }
 
 func (s *supervisor) startOffsets(ctx workflow.Context) (protocol.StartOffsetsResult, error) {

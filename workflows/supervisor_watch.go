@@ -86,8 +86,8 @@ func (s *supervisor) reconcileWatched(ctx workflow.Context) {
 	s.steer(ctx)
 }
 
-// unhealthyState is unhealthy's state part: the watch recorded the error
-// once, when it appeared.
+// unhealthyState shows why the topic cannot be read (problemType:
+// domain.ErrTopicNotFound, or "" for other errors); not while draining.
 func (s *supervisor) unhealthyState(problemType string) {
 	if s.draining() {
 		return

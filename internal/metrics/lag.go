@@ -70,18 +70,6 @@ func (m *Metrics) runningConsumes(supervisor string) domain.Offsets {
 	return lagview.Furthest(reports...)
 }
 
-// Lag sets only handoff_partition_lag and handoff_lag, from a lag per
-// partition the caller worked out as latest − current. Offsets, which
-// also sets the unpublished figures, replaces it.
-func (m *Metrics) Lag(supervisor string, lag map[int32]int64) {
-	if m == nil {
-		return
-	}
-	m.lagMu.Lock()
-	defer m.lagMu.Unlock()
-	setGauges(m.partitionLag, m.lag, m.lagParts, supervisor, lag)
-}
-
 // setGauges sets a per-partition gauge and its sum; partitions set before
 // and missing now are dropped.
 func setGauges(byPartition, sum *prometheus.GaugeVec, set map[string]map[int32]bool, supervisor string, values map[int32]int64) {
