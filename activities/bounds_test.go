@@ -44,23 +44,7 @@ func boundsSpec(topic string) domain.Spec {
 func TestConsumeStopsAtMaxRowsInMemory(t *testing.T) {
 	t.Parallel()
 	acts, env := fixture(t)
-	ctx := context.Background()
-	b, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"json": 1})
-	require.NoError(t, err)
-	t.Cleanup(b.Close)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addrs()...), kgo.DefaultProduceTopic("json"))
-	require.NoError(t, err)
-	defer cl.Close()
-	var recs []*kgo.Record
-	for i := range 1000 {
-		recs = append(recs, &kgo.Record{Value: fmt.Appendf(nil, `{"ts":%d,"a":"x%d","v":1}`, time.Now().UnixMilli(), i)})
-	}
-	require.NoError(t, cl.ProduceSync(ctx, recs...).FirstErr())
-	acts.Kafka, err = kafka.New(b.Addrs())
-	require.NoError(t, err)
-	staging, err := storage.NewLocal(t.TempDir())
-	require.NoError(t, err)
-	acts.Staging = staging
+	staging, _ := jsonTopic(t, acts, 1000)
 
 	spec := boundsSpec("json")
 	spec.TuningConfig.MaxRowsInMemory = 100

@@ -21,13 +21,11 @@ import (
 	"handoff/internal/wakeup"
 )
 
-// streamFixture: activities over a one-partition topic holding n JSON
-// events, staging in a temporary directory, and a wakeup hub.
-func streamFixture(t *testing.T, n int) (*activities.Activities, *storage.Local, *kgo.Client) {
+// jsonTopic gives acts a one-partition topic "json" holding n JSON events
+// and a staging directory.
+func jsonTopic(t *testing.T, acts *activities.Activities, n int) (*storage.Local, *kgo.Client) {
 	t.Helper()
-	acts, _ := fixture(t)
-	ctx := context.Background()
-	b, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"json": 1})
+	b, err := kafkadev.Start(context.Background(), "127.0.0.1:0", map[string]int32{"json": 1})
 	require.NoError(t, err)
 	t.Cleanup(b.Close)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addrs()...), kgo.DefaultProduceTopic("json"))
@@ -39,6 +37,14 @@ func streamFixture(t *testing.T, n int) (*activities.Activities, *storage.Local,
 	staging, err := storage.NewLocal(t.TempDir())
 	require.NoError(t, err)
 	acts.Staging = staging
+	return staging, cl
+}
+
+// streamFixture: jsonTopic, and a wakeup hub.
+func streamFixture(t *testing.T, n int) (*activities.Activities, *storage.Local, *kgo.Client) {
+	t.Helper()
+	acts, _ := fixture(t)
+	staging, cl := jsonTopic(t, acts, n)
 	acts.Wakeups = wakeup.Start(acts.Store.Pool(), slog.New(slog.DiscardHandler))
 	t.Cleanup(acts.Wakeups.Close)
 	return acts, staging, cl
