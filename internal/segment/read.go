@@ -28,6 +28,8 @@ type Reader struct {
 	outDims int
 	absent  []int
 
+	timeScale int64 // divides a __time value into Unix milliseconds
+
 	types  []domain.ColumnType // file columns after __time
 	intern []interner          // one per file column after __time
 
@@ -93,6 +95,7 @@ func open(path string, into *domain.Schema) (_ *Reader, err error) {
 			r.intern[i].m = make(map[string]string)
 		}
 	}
+	r.timeScale = timeScale(pf.Schema())
 	r.pr = parquet.NewReader(pf)
 	return r, nil
 }
@@ -218,7 +221,7 @@ func (r *Reader) decode(batch []parquet.Row) error {
 			return fmt.Errorf("row %d has %d values, want %d", r.read, len(pr), len(r.types)+1)
 		}
 		cells := vals[b*width : (b+1)*width : (b+1)*width]
-		row := domain.Row{Time: pr[0].Int64()}
+		row := domain.Row{Time: pr[0].Int64() / r.timeScale}
 		if r.outDims > 0 {
 			row.Dims = cells[:r.outDims:r.outDims]
 		}

@@ -9,15 +9,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"handoff/internal/domain"
 )
 
-// TimeColumn is the name of the first column: the row time in Unix
-// milliseconds, stored as TIMESTAMP(isAdjustedToUTC=true, MILLIS).
+// TimeColumn is the name of the first column: the row time, stored as
+// TIMESTAMP(isAdjustedToUTC=true, MICROS), the physical type Iceberg reads
+// as timestamptz. Rows keep Unix milliseconds; files written before
+// microseconds (MILLIS) still read.
 const TimeColumn = "__time"
+
+// FieldIDs gives Parquet field ids by column name (TimeColumn included):
+// the ids of the Iceberg table the file belongs to. A column without one
+// gets none.
+type FieldIDs map[string]int
 
 // SchemaKey is the key/value metadata entry holding the file's schema as
 // JSON (see fileSchema).
@@ -110,15 +119,21 @@ func columnNode(t domain.ColumnType, dim bool) parquet.Node {
 // newParquetSchema builds the file schema for s, which checkSchema accepted.
 // parquet.Group alone would sort its fields by name, so the group is wrapped
 // to keep "__time" first and the columns in the schema's order.
-func newParquetSchema(s domain.Schema) *parquet.Schema {
+func newParquetSchema(s domain.Schema, ids FieldIDs) *parquet.Schema {
 	group := make(parquet.Group, len(s.Dims)+len(s.Metrics)+1)
+	withID := func(name string, n parquet.Node) parquet.Node {
+		if id, ok := ids[name]; ok {
+			return parquet.FieldID(n, id)
+		}
+		return n
+	}
 	// Delta encoding makes sorted, granularity-truncated times nearly free.
-	group[TimeColumn] = parquet.Encoded(parquet.Timestamp(parquet.Millisecond), &parquet.DeltaBinaryPacked)
+	group[TimeColumn] = withID(TimeColumn, parquet.Encoded(parquet.Timestamp(parquet.Microsecond), &parquet.DeltaBinaryPacked))
 	for _, d := range s.Dims {
-		group[d.Name] = columnNode(d.Type, true)
+		group[d.Name] = withID(d.Name, columnNode(d.Type, true))
 	}
 	for _, m := range s.Metrics {
-		group[m.Name] = columnNode(m.ColumnType(), false)
+		group[m.Name] = withID(m.Name, columnNode(m.ColumnType(), false))
 	}
 	byName := make(map[string]parquet.Field, len(group))
 	for _, f := range group.Fields() {
@@ -135,7 +150,7 @@ func newParquetSchema(s domain.Schema) *parquet.Schema {
 // checkLayout verifies that a file's Parquet columns are the ones its
 // metadata schema implies, in order, so values decode as the types claimed.
 func checkLayout(got *parquet.Schema, s domain.Schema) error {
-	want := newParquetSchema(s).Fields()
+	want := newParquetSchema(s, nil).Fields()
 	fields := got.Fields()
 	if len(fields) != len(want) {
 		return fmt.Errorf("file has %d columns, its schema %d", len(fields), len(want))
@@ -164,4 +179,19 @@ func (g *orderedGroup) String() string {
 	var b strings.Builder
 	_ = parquet.PrintSchema(&b, "", g)
 	return b.String()
+}
+
+// timeScale is what a file's TimeColumn values are divided by to give Unix
+// milliseconds: 1000 for MICROS, 1 for the MILLIS of older files.
+func timeScale(got *parquet.Schema) int64 {
+	fields := got.Fields()
+	if len(fields) == 0 {
+		return 1
+	}
+	if lt := fields[0].Type().LogicalType(); lt != nil {
+		if ts, ok := lt.Value.(*format.TimestampType); ok && ts.Unit.Value != nil {
+			return int64(time.Millisecond / ts.Unit.Value.Duration())
+		}
+	}
+	return 1
 }

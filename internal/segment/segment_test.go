@@ -290,7 +290,7 @@ func TestFileLayout(t *testing.T) {
 	pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	require.NoError(t, err)
 	want := "message segment {\n" +
-		"\trequired int64 __time (TIMESTAMP(isAdjustedToUTC=true,unit=MILLIS));\n" +
+		"\trequired int64 __time (TIMESTAMP(isAdjustedToUTC=true,unit=MICROS));\n" +
 		"\toptional binary zeta (STRING);\n" +
 		"\toptional int64 Alpha (INT(64,true));\n" +
 		"\toptional double ünïcode;\n" +

@@ -69,6 +69,12 @@ type Writer struct {
 // NewWriter starts a file with schema on w. Nothing is written before the
 // first row group is flushed or the Writer is closed.
 func NewWriter(w io.Writer, schema domain.Schema) (*Writer, error) {
+	return NewWriterWithFieldIDs(w, schema, nil)
+}
+
+// NewWriterWithFieldIDs is NewWriter for a file whose columns carry the
+// Parquet field ids of an Iceberg table.
+func NewWriterWithFieldIDs(w io.Writer, schema domain.Schema, ids FieldIDs) (*Writer, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
@@ -77,7 +83,7 @@ func NewWriter(w io.Writer, schema domain.Schema) (*Writer, error) {
 		return nil, err
 	}
 	hw := &hashWriter{w: w, h: sha256.New()}
-	pw := parquet.NewWriter(hw, newParquetSchema(schema),
+	pw := parquet.NewWriter(hw, newParquetSchema(schema, ids),
 		parquet.Compression(codec),
 		parquet.DictionaryMaxBytes(maxDictBytes),
 		parquet.KeyValueMetadata(SchemaKey, meta),
@@ -125,7 +131,7 @@ func (w *Writer) add(r domain.Row) error {
 	row := w.values[i*width : (i+1)*width : (i+1)*width]
 	// SetColumnIndex and SetDefinitionLevel inline where Level does not;
 	// every column is flat, so repetition levels stay 0.
-	row[0] = parquet.Int64Value(r.Time)
+	row[0] = parquet.Int64Value(r.Time * 1000) // microseconds
 	row[0].SetColumnIndex(0)
 	size := int64(8)
 	for d, c := range w.schema.Dims {
