@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"handoff/internal/kafka"
+	"handoff/internal/lake"
 	"handoff/internal/lagview"
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
@@ -46,6 +47,9 @@ type Activities struct {
 	// Wakeups delivers WakeConsume to the streams of this process. Nil:
 	// a stream returns only by itself or when cancelled.
 	Wakeups *wakeup.Hub
+	// Tables keeps each datasource's Iceberg table, committed with its
+	// offsets. Nil: publishes register segments only.
+	Tables *lake.Lake
 }
 
 // Recorder receives the activities' measurements (internal/metrics

@@ -42,19 +42,26 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 		a.deleteStaging(ctx, run.log, in.Spec.ID, name)
 		return protocol.PublishResult{SegmentIDs: rec.SegmentIDs, Rows: rec.Rows, AlreadyPublished: true}, nil
 	}
-	segs, rows, err := a.writeSegments(ctx, in, name, run)
+	iw, err := a.writeSegments(ctx, in, name, run)
 	if err != nil {
-		return protocol.PublishResult{}, err
+		return protocol.PublishResult{}, classify(err)
 	}
+	segs, rows := iw.out, iw.rows
 	run.state(workload.StateCommitting)
 	pub := pgstore.Publication{
 		SequenceName: name, SupervisorID: in.Spec.ID, DataSource: in.Spec.DataSchema.DataSource,
 		Topic: in.Spec.IOConfig.Topic, Group: in.Group, SequenceID: in.SequenceID,
 		Start: in.Start, End: in.End, Segments: segs, Rows: rows,
 	}
+	if iw.ids != nil {
+		pub.Table = a.tableCommit(in, name, iw.files)
+	}
 	already, err := a.Store.Publish(ctx, pub)
 	if err != nil {
 		return protocol.PublishResult{}, classify(err)
+	}
+	if iw.ids != nil && !already {
+		a.maintainTable(ctx, run.log, pub.DataSource)
 	}
 	if f := a.Faults.AfterPublishCommit; f != nil {
 		if err := f(name); err != nil {

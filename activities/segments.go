@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"handoff/internal/domain"
+	"handoff/internal/lake"
 	"handoff/internal/pgstore"
 	"handoff/internal/protocol"
 	"handoff/internal/segment"
@@ -30,27 +31,35 @@ type intervalWriter struct {
 	out   []pgstore.Segment
 	rows  int64
 	run   *running
+
+	// ids, when the sequence goes to the datasource's Iceberg table, are
+	// the table's field ids; files are each segment's table entry.
+	ids   segment.FieldIDs
+	files []lake.File
 }
 
 // writeSegments merges the staging files and writes one Parquet segment per
 // interval; memory is bounded by the merge's fan-in, not by the sequence.
-func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput, name string, run *running) ([]pgstore.Segment, int64, error) {
+func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput, name string, run *running) (*intervalWriter, error) {
 	tmpDir, err := os.MkdirTemp(a.scratch(), ".publish-*")
 	if err != nil {
-		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+		return nil, fmt.Errorf("sequence %s: %w", name, err)
 	}
 	defer os.RemoveAll(tmpDir)
 	paths, err := a.localChunks(ctx, in.StagingKeys, tmpDir)
 	if err != nil {
-		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+		return nil, fmt.Errorf("sequence %s: %w", name, err)
 	}
 	schema := in.Spec.DataSchema.DeclaredSchema()
 	if len(paths) > 0 {
 		if schema, err = segment.UnionSchema(paths); err != nil {
-			return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+			return nil, fmt.Errorf("sequence %s: %w", name, err)
 		}
 	}
 	iw := &intervalWriter{a: a, in: in, name: name, schema: schema, tmpDir: tmpDir, run: run}
+	if iw.ids, err = a.tableFieldIDs(ctx, in, schema, run); err != nil {
+		return nil, fmt.Errorf("sequence %s: %w", name, err)
+	}
 	rollupOn := in.Spec.DataSchema.GranularitySpec.RollupOn()
 	err = segment.Merge(ctx, paths, schema, rollupOn, mergeFanIn, tmpDir, func(r domain.Row) error {
 		return iw.add(ctx, r)
@@ -60,9 +69,9 @@ func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput
 	}
 	if err != nil {
 		iw.abandon()
-		return nil, 0, fmt.Errorf("sequence %s: %w", name, err)
+		return nil, fmt.Errorf("sequence %s: %w", name, err)
 	}
-	return iw.out, iw.rows, nil
+	return iw, nil
 }
 
 func (iw *intervalWriter) add(ctx context.Context, r domain.Row) error {
@@ -78,7 +87,7 @@ func (iw *intervalWriter) add(ctx context.Context, r domain.Row) error {
 		if err != nil {
 			return err
 		}
-		w, err := segment.NewWriter(f, iw.schema)
+		w, err := segment.NewWriterWithFieldIDs(f, iw.schema, iw.ids)
 		if err != nil {
 			f.Close()
 			return err
@@ -106,6 +115,12 @@ func (iw *intervalWriter) finish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var footer lake.Footer
+	if iw.ids != nil {
+		if footer, err = lake.ReadFooter(f.Name()); err != nil {
+			return err
+		}
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -125,6 +140,9 @@ func (iw *intervalWriter) finish(ctx context.Context) error {
 		Version: iw.name, SequenceName: iw.name, Rows: info.Rows, Bytes: info.Bytes,
 		URI: iw.a.Deep.URI(key), Checksum: info.Checksum,
 	})
+	if iw.ids != nil {
+		iw.files = append(iw.files, lake.File{URI: iw.a.Deep.URI(key), Footer: footer})
+	}
 	return nil
 }
 

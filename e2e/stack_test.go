@@ -18,6 +18,7 @@ import (
 	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 	"handoff/internal/kafka"
+	"handoff/internal/lake"
 	"handoff/internal/kafkadev"
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
@@ -80,6 +81,7 @@ func newStack(t *testing.T, partitions int32, faults activities.Faults) *stack {
 	s.acts = &activities.Activities{
 		Kafka: kc, Store: s.store, Deep: s.deep, Staging: s.staging,
 		Temporal: s.temporal, Log: log, Faults: faults, Wakeups: startWakeups(t, pool, log),
+		Tables: lake.New(pool, s.deep, lake.Config{}),
 	}
 	w := worker.New(s.temporal, s.taskQueue, workerOptions)
 	workflows.Register(w)

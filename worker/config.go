@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"handoff/internal/lake"
 	"handoff/internal/redact"
 	"handoff/internal/secure"
 	"handoff/internal/storage"
@@ -39,6 +40,12 @@ type Config struct {
 	// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN
 	// (storage.S3ConfigFromEnv). Logged without its secrets.
 	S3 storage.S3Config
+	// Tables names the Iceberg catalog and namespace that hold each
+	// datasource's table, and the snapshot retention:
+	// HANDOFF_ICEBERG_CATALOG (default handoff), HANDOFF_ICEBERG_NAMESPACE
+	// (default handoff), HANDOFF_ICEBERG_SNAPSHOT_MAX_AGE (default 24h) and
+	// HANDOFF_ICEBERG_MIN_SNAPSHOTS (default 100).
+	Tables lake.Config
 	// StagingDir is where open sequences' chunks go (HANDOFF_STAGING_DIR):
 	// a directory, file:///abs/path or s3://bucket/prefix; every worker of
 	// the task queue must reach the same one (a publish merges chunks
@@ -98,13 +105,17 @@ func envOr(name, def string) string {
 // the environment and then to defaults.
 func ParseConfig(args []string) (Config, error) {
 	c := Config{MaxConsume: 4, MaxPublish: 2, PushBackFraction: 0.8, ShutdownGrace: 30 * time.Second}
-	var brokers, maxConsume, maxPublish, memoryLimit, fraction, grace string
+	var brokers, maxConsume, maxPublish, memoryLimit, fraction, grace, snapAge, minSnaps string
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "Postgres URL (env DATABASE_URL)")
 	fs.StringVar(&c.TemporalAddress, "temporal-address", envOr("TEMPORAL_ADDRESS", "localhost:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
 	fs.StringVar(&c.TemporalNamespace, "temporal-namespace", envOr("TEMPORAL_NAMESPACE", "default"), "Temporal namespace (env TEMPORAL_NAMESPACE)")
 	fs.StringVar(&brokers, "kafka-brokers", envOr("KAFKA_BROKERS", "localhost:9092"), "comma-separated Kafka bootstrap brokers (env KAFKA_BROKERS)")
 	fs.StringVar(&c.DeepStorage, "deep-storage", envOr("HANDOFF_DEEP_STORAGE", "./data/deep"), "published segments: a directory, file:///abs/path or s3://bucket/prefix (env HANDOFF_DEEP_STORAGE; S3 from HANDOFF_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN)")
+	fs.StringVar(&c.Tables.Catalog, "iceberg-catalog", envOr("HANDOFF_ICEBERG_CATALOG", lake.DefaultCatalog), "catalog_name of the Iceberg tables in Postgres (env HANDOFF_ICEBERG_CATALOG)")
+	fs.StringVar(&c.Tables.Namespace, "iceberg-namespace", envOr("HANDOFF_ICEBERG_NAMESPACE", lake.DefaultNamespace), "namespace of the Iceberg tables, one per datasource (env HANDOFF_ICEBERG_NAMESPACE)")
+	fs.StringVar(&snapAge, "iceberg-snapshot-max-age", envOr("HANDOFF_ICEBERG_SNAPSHOT_MAX_AGE", lake.DefaultMaxAge.String()), "table snapshots older than this expire (env HANDOFF_ICEBERG_SNAPSHOT_MAX_AGE)")
+	fs.StringVar(&minSnaps, "iceberg-min-snapshots", envOr("HANDOFF_ICEBERG_MIN_SNAPSHOTS", strconv.Itoa(lake.DefaultMinSnapshots)), "the last this many table snapshots never expire (env HANDOFF_ICEBERG_MIN_SNAPSHOTS)")
 	fs.StringVar(&c.StagingDir, "staging-dir", envOr("HANDOFF_STAGING_DIR", "./data/staging"), "staging chunks: a directory, file:///abs/path or s3://bucket/prefix, shared by every worker (env HANDOFF_STAGING_DIR)")
 	fs.StringVar(&c.ScratchDir, "scratch-dir", envOr("HANDOFF_SCRATCH_DIR", filepath.Join(os.TempDir(), "handoff-scratch")), "local directory for temporary files (env HANDOFF_SCRATCH_DIR)")
 	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", DefaultHTTPAddr), "address of the health, metrics and status server; :8081 serves every interface (env HANDOFF_HTTP_ADDR)")
@@ -154,6 +165,20 @@ func ParseConfig(args []string) (Config, error) {
 			return errors.New("want a duration such as 30s or 2m")
 		}
 		return nil
+	})
+	parse("iceberg snapshot max age", snapAge, func(s string) (err error) {
+		c.Tables.MaxSnapshotAge, err = time.ParseDuration(s)
+		if err != nil || c.Tables.MaxSnapshotAge <= 0 {
+			return errors.New("want a positive duration such as 24h")
+		}
+		return nil
+	})
+	parse("iceberg min snapshots", minSnaps, func(s string) (err error) {
+		c.Tables.MinSnapshots, err = parseInt(s)
+		if err == nil && c.Tables.MinSnapshots < 1 {
+			err = errors.New("want 1 or more")
+		}
+		return err
 	})
 	if len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
@@ -277,6 +302,10 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("kafkaBrokers", shownBrokers(c.KafkaBrokers)),
 		slog.String("deepStorage", c.DeepStorage),
 		slog.Any("s3", c.S3),
+		slog.String("icebergCatalog", c.Tables.Catalog),
+		slog.String("icebergNamespace", c.Tables.Namespace),
+		slog.Duration("icebergSnapshotMaxAge", c.Tables.MaxSnapshotAge),
+		slog.Int("icebergMinSnapshots", c.Tables.MinSnapshots),
 		slog.String("stagingDir", c.StagingDir),
 		slog.String("scratchDir", c.ScratchDir),
 		slog.String("httpAddr", c.HTTPAddr),

@@ -16,6 +16,7 @@ import (
 
 	"handoff/activities"
 	"handoff/internal/kafka"
+	"handoff/internal/lake"
 	"handoff/internal/metrics"
 	"handoff/internal/pgstore"
 	"handoff/internal/redact"
@@ -209,6 +210,7 @@ type activityDeps struct {
 	Tracker  *workload.Tracker
 	Metrics  *metrics.Metrics
 	Wakeups  *wakeup.Hub
+	Config   Config
 }
 
 func newActivities(d activityDeps) *activities.Activities {
@@ -216,6 +218,7 @@ func newActivities(d activityDeps) *activities.Activities {
 		Kafka: d.Kafka, Store: d.Store, Deep: d.Deep, Staging: d.Staging, Scratch: d.Scratch.Path(),
 		Temporal: d.Temporal, Log: d.Log,
 		Tracker: d.Tracker, Metrics: d.Metrics, Faults: faultsFromEnv(d.Log), Wakeups: d.Wakeups,
+		Tables: lake.New(d.Store.Pool(), d.Deep, d.Config.Tables),
 	}
 }
 

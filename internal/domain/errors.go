@@ -30,4 +30,7 @@ const (
 	// ErrMessageTooLarge: a message is larger than
 	// tuningConfig.maxMessageBytes.
 	ErrMessageTooLarge = "MessageTooLarge"
+	// ErrTableSchema: a sequence's columns do not fit the datasource's
+	// Iceberg table (a column's type differs from the table's).
+	ErrTableSchema = "TableSchema"
 )

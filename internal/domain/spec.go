@@ -107,7 +107,16 @@ type IOConfig struct {
 	// DeadLetterTopic receives every unparseable or thrown-away message,
 	// unchanged, with headers saying where it came from and why. Optional.
 	DeadLetterTopic string `json:"deadLetterTopic,omitempty"`
+	// IcebergTable: every publish also commits its segments as a snapshot
+	// of the datasource's Apache Iceberg table, in the transaction that
+	// moves the offsets. Default true. A datasource that published
+	// segments before it had a table gets one from `starter table create`.
+	IcebergTable *bool `json:"icebergTable,omitempty"`
 }
+
+// TableOn reports whether publishes commit to the datasource's Iceberg
+// table (IcebergTable, default true).
+func (c IOConfig) TableOn() bool { return c.IcebergTable == nil || *c.IcebergTable }
 
 // TuningConfig bounds the work of each task group.
 type TuningConfig struct {

@@ -38,6 +38,11 @@ type Publication struct {
 	End          domain.Offsets
 	Segments     []Segment
 	Rows         int64
+	// Table, when set, runs inside the transaction after the offsets check
+	// passed and before anything is written, holding the datasource's lock:
+	// the table commit that must happen with the offsets or not at all.
+	// after is every stored offset of the topic once this commits.
+	Table func(ctx context.Context, tx pgx.Tx, after domain.Offsets) error
 }
 
 // Publish commits the segments, the new offsets and the sequence record in
@@ -59,8 +64,14 @@ func (s *Store) Publish(ctx context.Context, p Publication) (alreadyPublished bo
 			alreadyPublished = done
 			return err
 		}
-		if err := checkOffsets(ctx, tx, p); err != nil {
+		stored, err := checkOffsets(ctx, tx, p)
+		if err != nil {
 			return err
+		}
+		if p.Table != nil {
+			if err := p.Table(ctx, tx, offsetsAfter(p, stored)); err != nil {
+				return err
+			}
 		}
 		return commitPublication(ctx, tx, p)
 	})
@@ -87,12 +98,14 @@ func recorded(ctx context.Context, tx pgx.Tx, p Publication) (bool, error) {
 	return true, nil
 }
 
-func checkOffsets(ctx context.Context, tx pgx.Tx, p Publication) error {
+// checkOffsets compares the stored offsets of the sequence's partitions
+// with its start and returns every stored offset of the topic.
+func checkOffsets(ctx context.Context, tx pgx.Tx, p Publication) (domain.Offsets, error) {
 	rows, err := tx.Query(ctx, `SELECT partition, next_offset FROM datasource_offsets
-		WHERE datasource = $1 AND topic = $2 AND partition = ANY($3) FOR UPDATE`,
-		p.DataSource, p.Topic, p.Start.Partitions())
+		WHERE datasource = $1 AND topic = $2 FOR UPDATE`,
+		p.DataSource, p.Topic)
 	if err != nil {
-		return fmt.Errorf("read offsets: %w", err)
+		return nil, fmt.Errorf("read offsets: %w", err)
 	}
 	stored := domain.Offsets{}
 	var part int32
@@ -101,14 +114,26 @@ func checkOffsets(ctx context.Context, tx pgx.Tx, p Publication) error {
 		stored[part] = next
 		return nil
 	}); err != nil {
-		return fmt.Errorf("read offsets: %w", err)
+		return nil, fmt.Errorf("read offsets: %w", err)
 	}
 	for _, part := range p.Start.Partitions() {
 		if cur, ok := stored[part]; ok && cur != p.Start[part] {
-			return &MismatchError{DataSource: p.DataSource, Topic: p.Topic, Partition: part, Stored: cur, Start: p.Start[part]}
+			return nil, &MismatchError{DataSource: p.DataSource, Topic: p.Topic, Partition: part, Stored: cur, Start: p.Start[part]}
 		}
 	}
-	return nil
+	return stored, nil
+}
+
+// offsetsAfter is stored with the sequence's end offsets applied.
+func offsetsAfter(p Publication, stored domain.Offsets) domain.Offsets {
+	after := domain.Offsets{}
+	for part, off := range stored {
+		after[part] = off
+	}
+	for part, off := range p.End {
+		after[part] = off
+	}
+	return after
 }
 
 func commitPublication(ctx context.Context, tx pgx.Tx, p Publication) error {
