@@ -71,7 +71,8 @@ func (c *txCatalog) CommitTable(ctx context.Context, _ table.Identifier, reqs []
 		}
 	}
 	loc := nextMetadataLocation(cur.Metadata().Location(), cur.MetadataLocation())
-	meta, err := table.UpdateTableMetadata(cur.Metadata(), updates, loc)
+	// The base's own location goes into the new metadata's log.
+	meta, err := table.UpdateTableMetadata(cur.Metadata(), updates, cur.MetadataLocation())
 	if err != nil {
 		return nil, "", err
 	}

@@ -146,3 +146,19 @@ func (l *Lake) evolve(ctx context.Context, t *table.Table, s domain.Schema) (*ic
 	}
 	return nt.Schema(), nil
 }
+
+// CheckSchema reports, as a *SchemaError, a column of s that the
+// datasource's table holds with another type; nil when s fits (new columns
+// are fine: a publish adds them) or there is no table.
+func (l *Lake) CheckSchema(ctx context.Context, ds string, s domain.Schema) error {
+	loc, err := l.pointer(ctx, l.pool, ds, false)
+	if err != nil || loc == "" {
+		return err
+	}
+	meta, err := l.metadata(ctx, loc)
+	if err != nil {
+		return err
+	}
+	_, err = missingColumns(l.Identifier(ds), meta.CurrentSchema(), s)
+	return err
+}

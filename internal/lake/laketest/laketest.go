@@ -98,7 +98,7 @@ func Read(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, idColumn
 			s.SharedFiles = append(s.SharedFiles, f)
 		}
 	}
-	scan := t.Scan(table.WithSelectedFields(idColumn))
+	scan := t.Scan()
 	tasks, err := scan.PlanFiles(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("plan scan: %w", err)
