@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"handoff/internal/kafka"
-	"handoff/internal/lake"
 	"handoff/internal/lagview"
+	"handoff/internal/lake"
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
 	"handoff/internal/wakeup"

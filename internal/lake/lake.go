@@ -62,7 +62,7 @@ type Lake struct {
 	deep storage.Store
 	cfg  Config
 
-	mu    sync.Mutex
+	mu      sync.Mutex
 	cache   map[string]table.Metadata // by metadata location; files never change
 	commits map[string]int            // by datasource, since its last maintenance
 }
