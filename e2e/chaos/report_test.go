@@ -35,6 +35,11 @@ type result struct {
 	Duplicated int64          `json:"duplicated"` // extra copies of ids published more than once
 	Lost       int64          `json:"lost"`       // produced ids not published
 	Unexpected int64          `json:"unexpected"` // published ids never produced
+	// TableRows, TableLost, TableDuplicated: the same count read through
+	// the datasource's Iceberg table (iceberg-go's SQL catalog).
+	TableRows       int64 `json:"tableRows"`
+	TableLost       int64 `json:"tableLost"`
+	TableDuplicated int64 `json:"tableDuplicated"`
 	// StagingTempLeft counts temporary files of writes a kill
 	// interrupted left in staging; any file left there fails the scenario.
 	StagingTempLeft int     `json:"stagingTempLeft"`

@@ -28,6 +28,8 @@ import (
 	"handoff/internal/eventgen"
 	"handoff/internal/kafka"
 	"handoff/internal/kafkadev"
+	"handoff/internal/lake"
+	"handoff/internal/lake/laketest"
 	"handoff/internal/pgstore"
 	"handoff/internal/segment"
 	"handoff/internal/testenv"
@@ -367,6 +369,11 @@ func (e *env) requireExactlyOnce(spec domain.Spec, runID string, n int64) int {
 	stored, err := e.store.Offsets(context.Background(), spec.DataSchema.DataSource, spec.IOConfig.Topic)
 	require.NoError(e.t, err)
 	require.Equal(e.t, e.latest(), stored, "datasource_offsets must be each partition's end offset")
+	r, err := laketest.Check(context.Background(), e.store.Pool(), lake.Config{}, spec.DataSchema.DataSource, runID, n, stored)
+	if r != nil {
+		e.t.Logf("table: %d rows in %d files", r.Scan.Rows, len(r.Scan.Files))
+	}
+	require.NoError(e.t, err, "the datasource read through its Iceberg table")
 	return segments
 }
 

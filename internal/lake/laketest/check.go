@@ -1,0 +1,63 @@
+package laketest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"handoff/internal/domain"
+	"handoff/internal/lake"
+)
+
+// Report is what Check found.
+type Report struct {
+	Scan       *Scan
+	Lost       []string // ids produced, not in the table
+	Duplicated []string // ids in the table more than once
+	Unexpected []string // ids in the table never produced
+}
+
+// Check reads the datasource through its table and compares it with the
+// events runID-0 ... runID-(n-1), each of which must be there once (column
+// "id"), and with stored, the datasource_offsets of the topic, which the
+// current snapshot's summary must equal. The error names what is wrong.
+func Check(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, runID string, n int64, stored domain.Offsets) (*Report, error) {
+	scan, err := Read(ctx, pool, cfg, ds, "id")
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Scan: scan}
+	left := maps.Clone(scan.IDs)
+	for i := range n {
+		id := runID + "-" + strconv.FormatInt(i, 10)
+		switch c := left[id]; {
+		case c == 0:
+			r.Lost = append(r.Lost, id)
+		case c > 1:
+			r.Duplicated = append(r.Duplicated, id)
+		}
+		delete(left, id)
+	}
+	r.Unexpected = slices.Sorted(maps.Keys(left))
+	switch {
+	case len(r.Lost) > 0:
+		return r, fmt.Errorf("table %s: %d of %d events lost, first %v", ds, len(r.Lost), n, first(r.Lost))
+	case len(r.Duplicated) > 0:
+		return r, fmt.Errorf("table %s: %d events more than once, first %v", ds, len(r.Duplicated), first(r.Duplicated))
+	case len(r.Unexpected) > 0:
+		return r, fmt.Errorf("table %s: %d rows never produced, first %v", ds, len(r.Unexpected), first(r.Unexpected))
+	case scan.Rows != n:
+		return r, fmt.Errorf("table %s: %d rows, want %d", ds, scan.Rows, n)
+	case len(scan.SharedFiles) > 0:
+		return r, fmt.Errorf("table %s: data files in more than one live manifest entry: %v", ds, first(scan.SharedFiles))
+	case !scan.Offsets.Equal(stored):
+		return r, fmt.Errorf("table %s: the current snapshot's %s is %v, datasource_offsets %v", ds, lake.SummaryOffsets, scan.Offsets, stored)
+	}
+	return r, nil
+}
+
+func first(s []string) []string { return s[:min(len(s), 5)] }
