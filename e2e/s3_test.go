@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/iceberg-go"
+	icebergio "github.com/apache/iceberg-go/io"
+	_ "github.com/apache/iceberg-go/io/gocloud/s3" // iceberg-go's S3 IO, to read the table as another engine would
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -24,6 +27,8 @@ import (
 	"handoff/internal/eventgen"
 	"handoff/internal/kafka"
 	"handoff/internal/kafkadev"
+	"handoff/internal/lake"
+	"handoff/internal/lake/laketest"
 	"handoff/internal/pgstore"
 	"handoff/internal/segment"
 	"handoff/internal/storage"
@@ -39,7 +44,7 @@ import (
 // the partitions' ends.
 func TestExactlyOnceToS3(t *testing.T) {
 	t.Parallel()
-	s, deep, staging := newS3Stack(t, 3)
+	s, deep, staging, s3URL := newS3Stack(t, 3)
 	spec := s.spec(2)
 	gen := eventgen.New(s.name, 9)
 	const wave = 4000
@@ -59,9 +64,15 @@ func TestExactlyOnceToS3(t *testing.T) {
 	keys, err := deep.List(context.Background(), "")
 	require.NoError(t, err)
 	var listed []string
+	metadata := 0
 	for _, k := range keys {
+		if strings.HasPrefix(k, spec.DataSchema.DataSource+"/metadata/") {
+			metadata++ // the datasource's Iceberg table metadata
+			continue
+		}
 		listed = append(listed, deep.URI(k))
 	}
+	require.NotZero(t, metadata, "the table's metadata lives beside the segments")
 	slices.Sort(uris)
 	require.Equal(t, uris, listed, "the bucket must hold exactly the published segments")
 	requireEachOnce(t, seen, gen.RunID, 2*wave)
@@ -72,16 +83,25 @@ func TestExactlyOnceToS3(t *testing.T) {
 	stored, err := s.store.Offsets(context.Background(), spec.DataSchema.DataSource, spec.IOConfig.Topic)
 	require.NoError(t, err)
 	require.Equal(t, s.latest(spec), stored, "stored offsets must be each partition's end")
+
+	// iceberg-go's own S3 IO reads the table from the bucket.
+	r, err := laketest.Check(context.Background(), s.store.Pool(), lake.Config{}, spec.DataSchema.DataSource, gen.RunID, 2*wave, stored,
+		iceberg.Properties{icebergio.S3EndpointURL: s3URL, icebergio.S3Region: "us-east-1",
+			icebergio.S3AccessKeyID: "e2e", icebergio.S3SecretAccessKey: "e2e-secret"})
+	require.NoError(t, err, "the datasource read through its Iceberg table")
+	for _, f := range r.Scan.Files {
+		require.True(t, strings.HasPrefix(f, "s3://handoff/segments/"), "table file %s", f)
+	}
 }
 
 // newS3Stack is newStack with deep storage in bucket "handoff" under
 // prefix "segments" of an in-process S3 server, and staging under
-// "staging" of the same bucket.
-func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store, storage.Store) {
+// "staging" of the same bucket; it returns the server's URL too.
+func newS3Stack(t *testing.T, partitions int32) (s *stack, deep, staging storage.Store, s3URL string) {
 	t.Helper()
 	ctx := context.Background()
 	name := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
-	s := &stack{t: t, name: name, taskQueue: "e2e-" + name}
+	s = &stack{t: t, name: name, taskQueue: "e2e-" + name}
 
 	backend := s3mem.New()
 	require.NoError(t, backend.CreateBucket("handoff"))
@@ -93,7 +113,7 @@ func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store, storage.
 	deep, err := storage.Open(ctx, "s3://handoff/segments", s3cfg)
 	require.NoError(t, err)
 	require.IsType(t, &storage.S3{}, deep)
-	staging, err := storage.Open(ctx, "s3://handoff/staging", s3cfg)
+	staging, err = storage.Open(ctx, "s3://handoff/staging", s3cfg)
 	require.NoError(t, err)
 
 	broker, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{name: partitions})
@@ -113,13 +133,14 @@ func newS3Stack(t *testing.T, partitions int32) (*stack, storage.Store, storage.
 	kc, err := kafka.New(s.brokers)
 	require.NoError(t, err)
 	t.Cleanup(kc.Close)
-	s.acts = &activities.Activities{Kafka: kc, Store: s.store, Deep: deep, Staging: staging, Scratch: t.TempDir(), Temporal: s.temporal, Log: log, Wakeups: startWakeups(t, pool, log)}
+	s.acts = &activities.Activities{Kafka: kc, Store: s.store, Deep: deep, Staging: staging, Scratch: t.TempDir(), Temporal: s.temporal, Log: log,
+		Wakeups: startWakeups(t, pool, log), Tables: lake.New(pool, deep, lake.Config{})}
 	w := worker.New(s.temporal, s.taskQueue, workerOptions)
 	workflows.Register(w)
 	s.acts.Register(w)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return s, deep, staging
+	return s, deep, staging, srv.URL
 }
 
 // s3IDCounts reads every segment the segments table lists back from the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/apache/iceberg-go"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"handoff/internal/domain"
@@ -25,8 +26,8 @@ type Report struct {
 // events runID-0 ... runID-(n-1), each of which must be there once (column
 // "id"), and with stored, the datasource_offsets of the topic, which the
 // current snapshot's summary must equal. The error names what is wrong.
-func Check(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, runID string, n int64, stored domain.Offsets) (*Report, error) {
-	scan, err := Read(ctx, pool, cfg, ds, "id")
+func Check(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, runID string, n int64, stored domain.Offsets, props ...iceberg.Properties) (*Report, error) {
+	scan, err := Read(ctx, pool, cfg, ds, "id", props...)
 	if err != nil {
 		return nil, err
 	}

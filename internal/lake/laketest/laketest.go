@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -40,7 +41,8 @@ type Scan struct {
 }
 
 // Load opens the datasource's table through iceberg-go's SQL catalog.
-func Load(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string) (*table.Table, error) {
+// props go to the catalog and its file IO (s3.endpoint and the like).
+func Load(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string, props ...iceberg.Properties) (*table.Table, error) {
 	if cfg.Catalog == "" {
 		cfg.Catalog = lake.DefaultCatalog
 	}
@@ -48,7 +50,11 @@ func Load(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string) (
 		cfg.Namespace = lake.DefaultNamespace
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	cat, err := sqlcat.NewCatalog(cfg.Catalog, db, sqlcat.Postgres, iceberg.Properties{"init_catalog_tables": "false"})
+	catProps := iceberg.Properties{"init_catalog_tables": "false"}
+	for _, p := range props {
+		maps.Copy(catProps, p)
+	}
+	cat, err := sqlcat.NewCatalog(cfg.Catalog, db, sqlcat.Postgres, catProps)
 	if err != nil {
 		return nil, fmt.Errorf("open SQL catalog: %w", err)
 	}
@@ -57,8 +63,8 @@ func Load(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string) (
 
 // Read loads the table and scans its current snapshot, counting the values
 // of column idColumn (a string dimension).
-func Read(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, idColumn string) (*Scan, error) {
-	t, err := Load(ctx, pool, cfg, ds)
+func Read(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, idColumn string, props ...iceberg.Properties) (*Scan, error) {
+	t, err := Load(ctx, pool, cfg, ds, props...)
 	if err != nil {
 		return nil, err
 	}
