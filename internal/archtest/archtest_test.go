@@ -143,3 +143,23 @@ func TestEveryPackageHasAPackageComment(t *testing.T) {
 		}
 	}
 }
+
+// Iceberg stays behind internal/lake: no other package's code imports
+// iceberg-go or arrow-go (its reader), and laketest, which reads tables as
+// another engine would, is for tests only.
+func TestIcebergStaysBehindLake(t *testing.T) {
+	t.Parallel()
+	module, pkgs := modulePackages(t)
+	lake, laketest := module+"/internal/lake", module+"/internal/lake/laketest"
+	for path, p := range pkgs {
+		for _, imp := range p.Imports {
+			foreign := strings.HasPrefix(imp, "github.com/apache/iceberg-go") || strings.HasPrefix(imp, "github.com/apache/arrow-go")
+			if foreign && path != lake && path != laketest {
+				t.Errorf("%s imports %s: Iceberg belongs behind %s", path, imp, lake)
+			}
+			if imp == laketest {
+				t.Errorf("%s imports %s outside its tests", path, laketest)
+			}
+		}
+	}
+}
