@@ -99,7 +99,9 @@ func (l *Lake) pointer(ctx context.Context, q querier, ds string, forUpdate bool
 	sql := `SELECT metadata_location FROM iceberg_tables
 		WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3 AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)`
 	if forUpdate {
-		sql += ` FOR UPDATE`
+		sql = `SELECT metadata_location FROM iceberg_tables
+		WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3 AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)
+		FOR UPDATE`
 	}
 	var loc *string
 	err := q.QueryRow(ctx, sql, l.cfg.Catalog, l.cfg.Namespace, ds).Scan(&loc)
