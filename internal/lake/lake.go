@@ -96,15 +96,17 @@ type querier interface {
 // pointer reads the table's metadata location ("" and no error when the
 // table does not exist). forUpdate locks the row for the transaction.
 func (l *Lake) pointer(ctx context.Context, q querier, ds string, forUpdate bool) (string, error) {
-	sql := `SELECT metadata_location FROM iceberg_tables
-		WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3 AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)`
-	if forUpdate {
-		sql = `SELECT metadata_location FROM iceberg_tables
-		WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3 AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)
-		FOR UPDATE`
-	}
 	var loc *string
-	err := q.QueryRow(ctx, sql, l.cfg.Catalog, l.cfg.Namespace, ds).Scan(&loc)
+	var err error
+	if forUpdate {
+		err = q.QueryRow(ctx, `SELECT metadata_location FROM iceberg_tables
+			WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3 AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)
+			FOR UPDATE`, l.cfg.Catalog, l.cfg.Namespace, ds).Scan(&loc)
+	} else {
+		err = q.QueryRow(ctx, `SELECT metadata_location FROM iceberg_tables
+			WHERE catalog_name = $1 AND table_namespace = $2 AND table_name = $3 AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)`,
+			l.cfg.Catalog, l.cfg.Namespace, ds).Scan(&loc)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}
