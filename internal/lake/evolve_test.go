@@ -74,3 +74,32 @@ func TestDatasourceWithSegmentsIsNotCreatedImplicitly(t *testing.T) {
 	_, err = e.lake.Ensure(ctx, "old", testSchema, domain.GranularityHour)
 	require.ErrorIs(t, err, lake.ErrNotCreated)
 }
+
+// A new segment granularity moves the partition spec: new files go in by
+// day, files written by hour keep their spec, and both read.
+func TestGranularityChangeRepartitions(t *testing.T) {
+	t.Parallel()
+	e, ctx := newEnv(t, lake.Config{}), context.Background()
+	s0 := seq{id: 0, rows: 6, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 6}}
+	s1 := seq{id: 1, rows: 6, hour: 24, gran: domain.GranularityDay, start: domain.Offsets{0: 6}, end: domain.Offsets{0: 12}}
+	for _, s := range []seq{s0, s1} {
+		_, err := e.store.Publish(ctx, e.write("wiki", s))
+		require.NoError(t, err)
+	}
+	e.requireRows("wiki", s0, s1)
+	tbl, err := laketestLoad(e, "wiki")
+	require.NoError(t, err)
+	spec := tbl.Spec()
+	require.Equal(t, 1, spec.NumFields())
+	require.Equal(t, "day", spec.Field(0).Transform.String())
+	require.Len(t, tbl.Metadata().PartitionSpecs(), 2)
+	fs, err := tbl.FS(ctx)
+	require.NoError(t, err)
+	manifests, err := tbl.CurrentSnapshot().Manifests(fs)
+	require.NoError(t, err)
+	specs := map[int32]bool{}
+	for _, m := range manifests {
+		specs[m.PartitionSpecID()] = true
+	}
+	require.Len(t, specs, 2, "each file keeps the spec it was written with")
+}

@@ -65,6 +65,7 @@ type seq struct {
 	start  domain.Offsets
 	end    domain.Offsets
 	schema domain.Schema
+	gran   domain.Granularity // default hour
 }
 
 // write puts the sequence's segment in deep storage as the publish
@@ -77,7 +78,11 @@ func (e *env) write(ds string, s seq) pgstore.Publication {
 	if schema.Dims == nil {
 		schema = testSchema
 	}
-	ids, err := e.lake.Ensure(ctx, ds, schema, domain.GranularityHour)
+	gran := s.gran
+	if gran == "" {
+		gran = domain.GranularityHour
+	}
+	ids, err := e.lake.Ensure(ctx, ds, schema, gran)
 	require.NoError(e.t, err)
 	name := domain.SequenceName("sup", s.group, s.id)
 	start := t0.Add(time.Duration(s.hour) * time.Hour)

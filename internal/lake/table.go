@@ -61,7 +61,7 @@ func (l *Lake) Ensure(ctx context.Context, ds string, s domain.Schema, gran doma
 			ids = fieldIDs(meta.CurrentSchema())
 			return nil
 		}
-		sc, err := l.evolve(ctx, t, s)
+		sc, err := l.evolve(ctx, t, s, gran)
 		if err != nil {
 			return err
 		}
@@ -108,43 +108,86 @@ func (l *Lake) create(ctx context.Context, tx pgx.Tx, ds string, s domain.Schema
 	return meta, nil
 }
 
-// evolve adds the columns of s that t lacks, in one schema change, and
-// keeps the default name mapping in step; it returns the schema segments
-// are written against.
-func (l *Lake) evolve(ctx context.Context, t *table.Table, s domain.Schema) (*iceberg.Schema, error) {
+// evolve adds the columns of s that t lacks, in one schema change, keeps
+// the default name mapping in step, and moves the partition spec to the
+// one gran wants (files written before keep theirs: Iceberg plans each
+// file by its own spec). It returns the schema segments are written
+// against.
+func (l *Lake) evolve(ctx context.Context, t *table.Table, s domain.Schema, gran domain.Granularity) (*iceberg.Schema, error) {
 	ident := l.Identifier(t.Identifier()[len(t.Identifier())-1])
 	missing, err := missingColumns(ident, t.Schema(), s)
-	if err != nil || len(missing) == 0 {
-		return t.Schema(), err
+	if err != nil {
+		return nil, err
+	}
+	respec := !sameTransform(t.Spec(), partitionTransform(gran))
+	if len(missing) == 0 && !respec {
+		return t.Schema(), nil
 	}
 	txn := t.NewTransaction()
+	if len(missing) > 0 {
+		if err := addColumns(txn, s, missing); err != nil {
+			return nil, fmt.Errorf("table %s: add columns: %w", ident, err)
+		}
+	}
+	if respec {
+		if err := repartition(txn, t.Spec(), gran); err != nil {
+			return nil, fmt.Errorf("table %s: partition by segment granularity %s: %w", ident, gran, err)
+		}
+	}
+	nt, err := txn.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: evolve: %w", ident, err)
+	}
+	return nt.Schema(), nil
+}
+
+// addColumns adds the missing columns as optional and rewrites the
+// default name mapping to the new schema.
+func addColumns(txn *table.Transaction, s domain.Schema, missing []domain.Column) error {
 	upd := txn.UpdateSchema(true, false)
 	for _, c := range missing {
 		typ, err := icebergType(c.Type)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		upd = upd.AddColumn([]string{c.Name}, typ, columnDoc(s, c.Name), false, nil)
 	}
 	if err := upd.Commit(); err != nil {
-		return nil, fmt.Errorf("table %s: add columns: %w", ident, err)
+		return err
 	}
 	staged, err := txn.StagedTable()
 	if err != nil {
-		return nil, fmt.Errorf("table %s: add columns: %w", ident, err)
+		return err
 	}
 	mapping, err := json.Marshal(staged.Schema().NameMapping())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := txn.SetProperties(iceberg.Properties{table.DefaultNameMappingKey: string(mapping)}); err != nil {
-		return nil, err
+	return txn.SetProperties(iceberg.Properties{table.DefaultNameMappingKey: string(mapping)})
+}
+
+// sameTransform: spec partitions by exactly want on __time (nil: not at
+// all).
+func sameTransform(spec iceberg.PartitionSpec, want iceberg.Transform) bool {
+	if want == nil {
+		return spec.NumFields() == 0
 	}
-	nt, err := txn.Commit(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: add columns: %w", ident, err)
+	return spec.NumFields() == 1 && spec.Field(0).Transform.Equals(want)
+}
+
+// repartition replaces the spec's fields with the transform gran wants.
+func repartition(txn *table.Transaction, spec iceberg.PartitionSpec, gran domain.Granularity) error {
+	upd := txn.UpdateSpec(true)
+	for _, f := range spec.Fields() {
+		upd = upd.RemoveField(f.Name)
 	}
-	return nt.Schema(), nil
+	if t := partitionTransform(gran); t != nil {
+		upd = upd.AddField(segment.TimeColumn, t, segment.TimeColumn+"_"+t.String())
+	}
+	if err := upd.Commit(); err != nil {
+		return err
+	}
+	return txn.SetProperties(iceberg.Properties{"handoff.segment-granularity": string(gran)})
 }
 
 // CheckSchema reports, as a *SchemaError, a column of s that the
