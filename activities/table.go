@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"go.temporal.io/sdk/temporal"
@@ -65,11 +66,19 @@ func offsetsJSON(o domain.Offsets) string {
 	return string(b)
 }
 
+// maintainTimeout bounds one maintenance pass.
+const maintainTimeout = 10 * time.Minute
+
 // maintainTable expires old snapshots and sweeps unreferenced metadata
-// files when due. The publication is committed: a failure here costs
-// storage, not correctness, and the next publish tries again.
+// files when due, in the background: the publication is committed and
+// its answer need not wait. A failure here costs storage, not
+// correctness, and a later publish tries again.
 func (a *Activities) maintainTable(ctx context.Context, log *slog.Logger, ds string) {
-	if err := a.Tables.MaintainIfDue(ctx, ds); err != nil {
-		log.Warn("table maintenance", "datasource", ds, "error", err)
-	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maintainTimeout)
+		defer cancel()
+		if err := a.Tables.MaintainIfDue(ctx, ds); err != nil {
+			log.Warn("table maintenance", "datasource", ds, "error", err)
+		}
+	}()
 }
