@@ -19,7 +19,7 @@ const completionTimeout = 2 * time.Second
 // supervisorIDCommands take a supervisor id as their argument; their
 // argument completes from the running supervisors.
 var supervisorIDCommands = []string{
-	"status", "checkpoint", "stop", "suspend", "resume", "reset", "history", "segments", "parse-errors",
+	"status", "checkpoint", "stop", "suspend", "resume", "reset", "history", "segments", "table", "parse-errors",
 }
 
 // addCompletion adds cobra's completion command (bash, zsh, fish,

@@ -16,7 +16,7 @@ import (
 // commandNames are the starter commands a user can run.
 var commandNames = []string{
 	"validate", "start", "update", "checkpoint", "stop", "suspend", "resume", "reset", "status", "list",
-	"segments", "parse-errors", "history", "migrate", "produce", "completion",
+	"segments", "table", "parse-errors", "history", "migrate", "produce", "completion",
 }
 
 func TestCompletionScripts(t *testing.T) {

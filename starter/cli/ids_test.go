@@ -36,6 +36,7 @@ func TestHostileSupervisorIDIsRefusedBeforeAnythingIsContacted(t *testing.T) {
 			{"history", tc.id},
 			{"parse-errors", tc.id},
 			{"segments", tc.id},
+			{"table", tc.id},
 		} {
 			r := runCLI(t, runOpts{env: env}, args...)
 			assert.Equal(t, ExitUsage, r.code, "starter %s %q: stderr %s", args[0], tc.id, r.stderr)
@@ -50,4 +51,10 @@ func TestHostileSupervisorIDIsRefusedBeforeAnythingIsContacted(t *testing.T) {
 	r := runCLI(t, runOpts{env: env}, "segments", "--datasource", "../ds")
 	assert.Equal(t, ExitUsage, r.code, r.stderr)
 	assert.Contains(t, r.stderr, `error: --datasource: "../ds" starts with '.'`)
+	r = runCLI(t, runOpts{env: env}, "table", "--datasource", "../ds")
+	assert.Equal(t, ExitUsage, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `error: --datasource: "../ds" starts with '.'`)
+	r = runCLI(t, runOpts{env: env}, "table", "create", "../ds")
+	assert.Equal(t, ExitUsage, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `error: datasource: "../ds" starts with '.'`)
 }

@@ -22,6 +22,7 @@ var printedResults = []textWriter{
 	checkpointResult{}, historyResult{}, listResult{}, migrateUpResult{}, migrateStatusResult{},
 	parseErrorsResult{}, produceResult{}, resetResult{}, segmentsResult{}, startResult{},
 	statusResult{}, watchLine{}, stopResult{}, operationResult{}, specUpdateResult{}, validateResult{},
+	tableResult{}, tableCreateResult{},
 }
 
 // Every -o json document has lowerCamel keys and durations as strings:

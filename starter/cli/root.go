@@ -1,6 +1,7 @@
 // Package cli is the starter command: it starts, updates, lists, inspects,
 // checkpoints, suspends, resumes, resets and stops supervisors, validates
-// specs, shows their history, segments and saved parse errors, migrates the
+// specs, shows their history, segments, Iceberg table and saved parse
+// errors, builds the table of a datasource that had none, migrates the
 // metadata database, produces test messages to Kafka and writes shell
 // completion scripts.
 // Everything it reads and writes goes through IO, so tests run the whole
@@ -109,11 +110,13 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Start and operate handoff supervisors (Kafka → Parquet ingestion)",
 		Long: `starter starts, updates, lists, inspects, checkpoints, suspends, resets and
 stops handoff supervisors, validates supervisor specs, shows the specs a
-supervisor accepted, the segments it published and the unparseable rows it
-saved, and migrates the metadata database. produce sends JSON messages (a
-file, or generated sample events) to a Kafka topic, to try a supervisor out;
-completion writes a shell completion script, which completes supervisor ids
-from the running supervisors.
+supervisor accepted, the segments it published, its datasource's Iceberg
+table and the unparseable rows it saved, builds the table of a datasource
+that published segments before it had one, and migrates the metadata
+database. produce sends JSON messages (a file, or generated sample events)
+to a Kafka topic, to try a supervisor out; completion writes a shell
+completion script, which completes supervisor ids from the running
+supervisors.
 
 Results go to stdout (--output text or json); errors and logs go to stderr.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
@@ -148,6 +151,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 		a.statusCommand(),
 		a.historyCommand(),
 		a.segmentsCommand(),
+		a.tableCommand(),
 		a.parseErrorsCommand(),
 		a.checkpointCommand(),
 		a.suspendCommand(),
