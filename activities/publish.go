@@ -53,8 +53,11 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 		Topic: in.Spec.IOConfig.Topic, Group: in.Group, SequenceID: in.SequenceID,
 		Start: in.Start, End: in.End, Segments: segs, Rows: rows,
 	}
-	if iw.ids != nil {
+	switch {
+	case iw.ids != nil:
 		pub.Table = a.tableCommit(in, name, iw.files)
+	case iw.tableAwaited:
+		pub.Table = a.tableAwaited(pub.DataSource)
 	}
 	already, err := a.Store.Publish(ctx, pub)
 	if err != nil {

@@ -36,6 +36,9 @@ type intervalWriter struct {
 	// the table's field ids; files are each segment's table entry.
 	ids   segment.FieldIDs
 	files []lake.File
+	// tableAwaited: the sequence goes without a table until `starter
+	// table create` builds one (tableFieldIDs).
+	tableAwaited bool
 }
 
 // writeSegments merges the staging files and writes one Parquet segment per
@@ -57,7 +60,7 @@ func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput
 		}
 	}
 	iw := &intervalWriter{a: a, in: in, name: name, schema: schema, tmpDir: tmpDir, run: run}
-	if iw.ids, err = a.tableFieldIDs(ctx, in, schema, run); err != nil {
+	if iw.ids, iw.tableAwaited, err = a.tableFieldIDs(ctx, in, schema, run); err != nil {
 		return nil, fmt.Errorf("sequence %s: %w", name, err)
 	}
 	rollupOn := in.Spec.DataSchema.GranularitySpec.RollupOn()

@@ -23,23 +23,36 @@ import (
 // tables, the spec turned them off, or the datasource published segments
 // before it had a table (`starter table create` builds it; until then its
 // publishes go on without one, and `starter table` says so).
-func (a *Activities) tableFieldIDs(ctx context.Context, in protocol.PublishInput, schema domain.Schema, run *running) (segment.FieldIDs, error) {
+//
+// awaited reports the last case: the publish must then make sure, in its
+// transaction, that no table appeared meanwhile (lake.NoTableInTx).
+func (a *Activities) tableFieldIDs(ctx context.Context, in protocol.PublishInput, schema domain.Schema, run *running) (ids segment.FieldIDs, awaited bool, err error) {
 	if a.Tables == nil || !in.Spec.IOConfig.TableOn() {
-		return nil, nil
+		return nil, false, nil
 	}
 	ds := in.Spec.DataSchema.DataSource
-	ids, err := a.Tables.Ensure(ctx, ds, schema, in.Spec.DataSchema.GranularitySpec.SegmentGranularity)
+	ids, err = a.Tables.Ensure(ctx, ds, schema, in.Spec.DataSchema.GranularitySpec.SegmentGranularity)
 	var schemaErr *lake.SchemaError
 	switch {
 	case errors.Is(err, lake.ErrNotCreated):
 		run.log.Warn("publishing without an Iceberg table", "datasource", ds, "reason", err)
-		return nil, nil
+		return nil, true, nil
 	case errors.As(err, &schemaErr):
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrTableSchema, nil)
+		return nil, false, temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrTableSchema, nil)
 	case err != nil:
-		return nil, err
+		return nil, false, err
 	}
-	return ids, nil
+	return ids, false, nil
+}
+
+// tableAwaited is the table half of a publication that goes without a
+// table: it fails (and the publish retries, now with the table) if
+// `starter table create` made one since the publish was prepared, so no
+// sequence is left out of a table built from the segments before it.
+func (a *Activities) tableAwaited(ds string) func(context.Context, pgx.Tx, domain.Offsets) error {
+	return func(ctx context.Context, tx pgx.Tx, _ domain.Offsets) error {
+		return a.Tables.NoTableInTx(ctx, tx, ds)
+	}
 }
 
 // tableCommit is the table half of a publication: one append snapshot of
