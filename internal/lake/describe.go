@@ -100,9 +100,12 @@ func (l *Lake) Describe(ctx context.Context, ds string, lastSnapshots int) (Desc
 	if err != nil || loc == "" {
 		return d, err
 	}
+	if _, err := newStoreIO(ctx, l.deep).key(loc); err != nil {
+		return Description{}, fmt.Errorf("table %s: its metadata %s is outside deep storage %s: give the deep storage the worker publishes to", d.Identifier, loc, d.Warehouse)
+	}
 	meta, err := l.metadata(ctx, loc)
 	if err != nil {
-		return Description{}, fmt.Errorf("%w (is the deep storage the worker's? the warehouse given is %s)", err, d.Warehouse)
+		return Description{}, fmt.Errorf("table %s: %w", d.Identifier, err)
 	}
 	d.Exists, d.MetadataLocation = true, loc
 	d.Location, d.FormatVersion = meta.Location(), meta.Version()

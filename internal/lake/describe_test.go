@@ -148,5 +148,5 @@ func TestDescribeWithoutTable(t *testing.T) {
 	other, err := storage.NewLocal(t.TempDir())
 	require.NoError(t, err)
 	_, err = lake.New(e.pool, other, lake.Config{}).Describe(ctx, "old", 10)
-	require.ErrorContains(t, err, "is the deep storage the worker's?")
+	require.ErrorContains(t, err, "outside deep storage "+strings.TrimSuffix(other.URI(""), "/")+": give the deep storage the worker publishes to")
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -44,10 +46,17 @@ func (f *lakeFlags) add(fs *pflag.FlagSet) {
 // withLake opens the metadata database and deep storage and runs fn with
 // the tables over them.
 func (a *app) withLake(ctx context.Context, f lakeFlags, cfg lake.Config, fn func(*pgxpool.Pool, *lake.Lake) error) error {
-	if f.deep == "" {
-		return usageErrorf("no deep storage: set --deep-storage or HANDOFF_DEEP_STORAGE")
-	}
 	return a.withPool(ctx, f.dbURL, func(pool *pgxpool.Pool) error {
+		if f.deep == "" {
+			return usageErrorf("no deep storage: set --deep-storage or HANDOFF_DEEP_STORAGE")
+		}
+		if dir, local := localPath(f.deep); local {
+			// storage.Open would create it; a read of the worker's tables
+			// must not make an empty deep storage on a typo.
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return usageErrorf("deep storage %s is not a directory here: give the worker's (--deep-storage or HANDOFF_DEEP_STORAGE; its default is %s)", f.deep, defaultDeepStorage)
+			}
+		}
 		openCtx, cancel := context.WithTimeout(ctx, openDeepTimeout)
 		defer cancel()
 		deep, err := storage.Open(openCtx, f.deep, storage.WithS3(storage.S3ConfigFromEnv(a.io.Getenv)))
@@ -57,6 +66,18 @@ func (a *app) withLake(ctx context.Context, f lakeFlags, cfg lake.Config, fn fun
 		cfg.Catalog, cfg.Namespace = f.catalog, f.namespace
 		return fn(pool, lake.New(pool, deep, cfg))
 	})
+}
+
+// localPath is the directory of a local deep storage location (a path or
+// file:///abs/path).
+func localPath(loc string) (string, bool) {
+	if !strings.Contains(loc, "://") {
+		return loc, true
+	}
+	if u, err := url.Parse(loc); err == nil && u.Scheme == "file" {
+		return u.Path, true
+	}
+	return "", false
 }
 
 func (a *app) tableCommand() *cobra.Command {

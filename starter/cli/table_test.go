@@ -205,11 +205,20 @@ func TestTableUsage(t *testing.T) {
 		{[]string{"table", "create"}, "create takes one datasource, got 0 arguments"},
 		{[]string{"table", "create", "a", "b"}, "got 2 arguments"},
 		{[]string{"table", "wiki"}, "no database: set --database-url or DATABASE_URL"},
-		{[]string{"table", "wiki", "--database-url", "x", "--deep-storage", ""}, "no deep storage"},
 	} {
 		r := runCLI(t, runOpts{}, tc.args...)
 		assert.Equal(t, ExitUsage, r.code, "%v: %s", tc.args, r.stderr)
 		assert.Contains(t, r.stderr, tc.want, "%v", tc.args)
+	}
+	url := testenv.Postgres(t)
+	for deep, want := range map[string]string{
+		"":                  "no deep storage: set --deep-storage or HANDOFF_DEEP_STORAGE",
+		"/nonexistent/deep": "deep storage /nonexistent/deep is not a directory here: give the worker's",
+		"file:///nope/deep": "deep storage file:///nope/deep is not a directory here",
+	} {
+		r := runCLI(t, runOpts{}, "table", "--datasource", "wiki", "--database-url", url, "--deep-storage", deep)
+		assert.Equal(t, ExitUsage, r.code, "%q: %s", deep, r.stderr)
+		assert.Contains(t, r.stderr, want)
 	}
 	r := runCLI(t, runOpts{}, "table", "--help")
 	require.Equal(t, ExitOK, r.code)
