@@ -49,6 +49,8 @@ func (s *stack) printBanner() {
 	row("Supervisor", fmt.Sprintf("%s status %s         # state, offsets, lag, groups", starter, id))
 	row("", fmt.Sprintf("%s checkpoint %s     # publish the open sequences now", starter, id))
 	row("", fmt.Sprintf("%s stop %s --wait    # publish everything, then stop", starter, id))
+	row("Iceberg table", fmt.Sprintf("%s table %s --deep-storage %s --database-url '%s'", starter, id, rel(s.l.dev("deep")), s.dbURL))
+	row("", "  the datasource's table, made by its first publish: snapshots, offsets, schema (docs/TABLES.md)")
 	w.Flush()
 	fmt.Fprintf(&b, "\n Every start wipes .dev/pg, .dev/temporal.db, .dev/deep and .dev/staging: Kafka\n"+
 		" here lives in memory, so offsets and workflows from an earlier run would point\n"+
