@@ -75,6 +75,12 @@ type Backfill struct {
 // (ErrTableExists), and creates the table, its snapshot and its catalog
 // row. Publishes that come after it commit to the table.
 func (l *Lake) CreateFromSegments(ctx context.Context, ds string, gran domain.Granularity) (Backfill, error) {
+	// Checked again under the lock; this spares reading every footer.
+	if loc, err := l.pointer(ctx, l.pool, ds, false); err != nil {
+		return Backfill{}, err
+	} else if loc != "" {
+		return Backfill{}, fmt.Errorf("table %s: %w (metadata %s)", l.Identifier(ds), ErrTableExists, loc)
+	}
 	segs, err := usedSegments(ctx, l.pool, ds)
 	if err != nil {
 		return Backfill{}, err

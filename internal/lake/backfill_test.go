@@ -3,6 +3,7 @@ package lake_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -238,4 +239,39 @@ func TestCreateFromSegmentsOnS3(t *testing.T) {
 	require.EqualValues(t, 50, scan.Rows)
 	require.Len(t, scan.IDs, 50)
 	require.Equal(t, domain.Offsets{0: 50}, scan.Offsets)
+}
+
+// Two creates race: one builds the table, the other finds it under the
+// lock and refuses; the table has one snapshot holding every row once.
+func TestRacingCreatesBuildOneTable(t *testing.T) {
+	t.Parallel()
+	e, ctx := newEnv(t, lake.Config{}), context.Background()
+	a := oldSeq{seq: seq{id: 0, rows: 40, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 40}}, millis: true}
+	b := oldSeq{seq: seq{id: 1, rows: 30, hour: 1, start: domain.Offsets{0: 40}, end: domain.Offsets{0: 70}}}
+	e.publishOld("race", a)
+	e.publishOld("race", b)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := e.lake.CreateFromSegments(ctx, "race", domain.GranularityHour)
+			errs <- err
+		}()
+	}
+	var ok, exists int
+	for range 2 {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, lake.ErrTableExists):
+			exists++
+		default:
+			t.Fatal(err)
+		}
+	}
+	require.Equal(t, 1, ok)
+	require.Equal(t, 1, exists)
+	e.requireRows("race", a.seq, b.seq)
+	tbl, err := laketestLoad(e, "race")
+	require.NoError(t, err)
+	require.Len(t, tbl.Metadata().Snapshots(), 1)
 }
