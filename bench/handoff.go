@@ -18,6 +18,8 @@ import (
 
 // handoffResult is the checkpoint-to-commit latency under a live producer.
 type handoffResult struct {
+	// IcebergTable: each publish also committed to the datasource's table.
+	IcebergTable  bool    `json:"icebergTable"`
 	Checkpoints   int     `json:"checkpoints"`
 	Samples       int     `json:"samples"` // one per group per checkpoint
 	Rate          float64 `json:"eventsPerSecond"`
@@ -30,16 +32,30 @@ type handoffResult struct {
 
 const liveTopic = "bench-live"
 
+// tableWord says whether publishes go to the Iceberg table.
+func tableWord(on bool) string {
+	if on {
+		return "Iceberg table on"
+	}
+	return "Iceberg table off"
+}
+
 // runHandoff produces at a steady rate into a topic of its own, lets a
-// supervisor (rollup off, no automatic handoff) catch up, then sends
-// checkpoints one after another and times each group's sequence from the
-// checkpoint's sending to its commit in Postgres, polled every 10 ms.
-func runHandoff(ctx context.Context, s *stack, o options, tc client.Client) (handoffResult, error) {
-	res := handoffResult{Checkpoints: o.checkpoints, Rate: o.liveRate}
-	if err := s.createTopic(ctx, liveTopic, o.partitions); err != nil {
+// supervisor (rollup off, no automatic handoff, the Iceberg table on or
+// off) catch up, then sends checkpoints one after another and times each
+// group's sequence from the checkpoint's sending to its commit in
+// Postgres, polled every 10 ms.
+func runHandoff(ctx context.Context, s *stack, o options, tc client.Client, table bool) (handoffResult, error) {
+	res := handoffResult{IcebergTable: table, Checkpoints: o.checkpoints, Rate: o.liveRate}
+	spec := liveSpec(o.taskCount, table)
+	if err := s.createTopic(ctx, spec.IOConfig.Topic, o.partitions); err != nil {
 		return res, err
 	}
-	pool, w, done, err := startPhase(ctx, s, o, "handoff", "")
+	phase := "handoff"
+	if !table {
+		phase = "handoff-no-table"
+	}
+	pool, w, done, err := startPhase(ctx, s, o, phase, "")
 	if err != nil {
 		return res, err
 	}
@@ -50,12 +66,11 @@ func runHandoff(ctx context.Context, s *stack, o options, tc client.Client) (han
 	gen := eventgen.New("bench", 1)
 	produced := make(chan error, 1)
 	go func() {
-		n, err := gen.Produce(pctx, s.brokers, liveTopic, o.liveRate, 0, false)
+		n, err := gen.Produce(pctx, s.brokers, spec.IOConfig.Topic, o.liveRate, 0, false)
 		res.Produced = n
 		produced <- err
 	}()
 
-	spec := liveSpec(o.taskCount)
 	if _, err := tc.ExecuteWorkflow(ctx, startOptions(spec), workflows.SupervisorWorkflowName, workflows.SupervisorInput{Spec: spec}); err != nil {
 		return res, fmt.Errorf("start supervisor: %w", err)
 	}
@@ -130,10 +145,17 @@ func (h *handoffResult) setSamples(samples []time.Duration) {
 	h.MaxMillis = millis(samples[len(samples)-1])
 }
 
-func liveSpec(taskCount int) domain.Spec {
+// liveSpec is the handoff phase's spec: bench-handoff, or
+// bench-handoff-no-table with ioConfig.icebergTable false, each on a topic
+// of its own.
+func liveSpec(taskCount int, table bool) domain.Spec {
 	rollup := false
+	id, topic := "bench-handoff", liveTopic
+	if !table {
+		id, topic = "bench-handoff-no-table", liveTopic+"-no-table"
+	}
 	spec := domain.Spec{
-		ID: "bench-handoff",
+		ID: id,
 		DataSchema: domain.DataSchema{
 			DataSource:    "bench_handoff",
 			TimestampSpec: domain.TimestampSpec{Column: "ts", Format: "iso"},
@@ -143,7 +165,10 @@ func liveSpec(taskCount int) domain.Spec {
 			MetricsSpec:     []domain.MetricSpec{{Type: "longSum", Name: "delta", FieldName: "delta"}},
 			GranularitySpec: domain.GranularitySpec{SegmentGranularity: domain.GranularityHour, Rollup: &rollup},
 		},
-		IOConfig: domain.IOConfig{Topic: liveTopic, TaskCount: taskCount, UseEarliestOffset: true, Period: domain.Duration(5 * time.Second)},
+		IOConfig: domain.IOConfig{Topic: topic, TaskCount: taskCount, UseEarliestOffset: true, Period: domain.Duration(5 * time.Second)},
+	}
+	if !table {
+		spec.IOConfig.IcebergTable = &table
 	}
 	spec.ApplyDefaults()
 	return spec

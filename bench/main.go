@@ -3,10 +3,13 @@
 // and a worker process, produces a backlog of realistic events, times the
 // fastest plain read of that backlog (the ceiling) and then the pipeline
 // draining it into committed segments, once with rollup off and once on.
-// A phase measures handoff latency, from a checkpoint to its commit,
-// under a live producer, and the last one what orchestration costs in
-// Temporal history, activities and heartbeats when a supervisor is idle
-// and at a steady rate. It prints markdown tables and writes JSON.
+// The backlog also drains with rollup off and the Iceberg table off, for
+// what the table costs. A phase measures handoff latency, from a
+// checkpoint to its commit, under a live producer (with the table and
+// without), and one what orchestration costs in Temporal history,
+// activities and heartbeats when a supervisor is idle and at a steady
+// rate. An optional phase, tablegrowth, measures a table's metadata after
+// thousands of publications. It prints markdown tables and writes JSON.
 //
 //	go run ./bench -events 2000000 -json bench-result.json
 //
@@ -30,6 +33,7 @@ type options struct {
 	partitions  int
 	taskCount   int
 	variants    []string
+	repeat      int
 	checkpoints int
 	liveRate    float64
 	jsonPath    string
@@ -38,6 +42,8 @@ type options struct {
 	memLimit    string
 	temporalBin string
 	workDir     string
+	// handoffTables are the handoff phase's runs: the Iceberg table on, off.
+	handoffTables []bool
 
 	// The orchestration phase.
 	idle            time.Duration
@@ -45,24 +51,39 @@ type options struct {
 	steadyRate      float64
 	orchCheckpoints int
 	orchSpec        string
+
+	// The table-growth phase.
+	growthMarks    []int         // publications after which to measure; runs to the largest
+	growthShortAge time.Duration // the short retention's maxSnapshotAge (0: no short run)
+	growthLoads    int           // loads per load-time median
+	// growthRenew: a new lake.Lake every so many publications (0: one).
+	growthRenew      int
+	growthMaxHeapMiB float64
 }
 
 func parseOptions(args []string) (options, error) {
 	var o options
-	var variants, phases string
+	var variantList, phases, handoffTables, marks string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate)")
+	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default)")
 	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
 	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
-	fs.StringVar(&variants, "variants", "off,on", "rollup variants to run, comma-separated: off, on")
+	fs.StringVar(&variantList, "variants", "off,off-no-table,on", "variants to drain the backlog with, comma-separated: off (rollup off), off-no-table (rollup off, ioConfig.icebergTable false), on (rollup on)")
+	fs.IntVar(&o.repeat, "repeat", 1, "runs of each variant, in turn (off, off-no-table, on, off, ...): the table's cost compares the medians")
 	fs.IntVar(&o.checkpoints, "checkpoints", 20, "checkpoints in the handoff-latency phase (0 skips it)")
 	fs.Float64Var(&o.liveRate, "live-rate", 5000, "events per second of the live producer in the handoff-latency phase")
+	fs.StringVar(&handoffTables, "handoff-tables", "on,off", "the handoff-latency phase's runs, comma-separated: on (the Iceberg table), off (ioConfig.icebergTable false)")
 	fs.DurationVar(&o.idle, "idle", 2*time.Minute, "orchestration: how long to count an idle supervisor (0 skips it)")
 	fs.DurationVar(&o.steady, "steady", 2*time.Minute, "orchestration: how long to count a supervisor at -steady-rate (0 skips it)")
 	fs.Float64Var(&o.steadyRate, "steady-rate", 200, "orchestration: events per second of the steady phase")
 	fs.IntVar(&o.orchCheckpoints, "steady-checkpoints", 20, "orchestration: checkpoints after the steady window, for the handoff cost and latency at -steady-rate (0: none)")
 	fs.StringVar(&o.orchSpec, "orchestration-spec", "examples/wiki.json", "orchestration: the spec both phases use, under their own names (the steady phase with the default handoff settings)")
+	fs.StringVar(&marks, "growth-publishes", "1000,10000", "tablegrowth: publications after which to measure the table's metadata, comma-separated; the phase publishes up to the largest")
+	fs.DurationVar(&o.growthShortAge, "growth-short-age", time.Second, "tablegrowth: maxSnapshotAge of the run with a short retention, after the one with the default (0: default retention only)")
+	fs.IntVar(&o.growthLoads, "growth-loads", 5, "tablegrowth: loads per load-time median")
+	fs.IntVar(&o.growthRenew, "growth-renew", 0, "tablegrowth: a new lake.Lake (empty cache, as after a worker restart) every so many publications; 0: one for the whole run, as a worker; a multiple of 50 keeps the maintenance cadence")
+	fs.Float64Var(&o.growthMaxHeapMiB, "growth-max-heap", 3072, "tablegrowth: stop a run whose live heap, checked every 50 publications, exceeds this many MiB")
 	fs.StringVar(&o.jsonPath, "json", "bench-result.json", "file to write the results to as JSON")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "have the worker write a CPU profile per variant to this path prefix (e.g. cpu: cpu-rollup-off.pprof)")
 	fs.StringVar(&o.workerBin, "worker", ".dev/bin/worker", "worker binary (make build)")
@@ -73,7 +94,13 @@ func parseOptions(args []string) (options, error) {
 		return options{}, err
 	}
 	var err error
-	if o.variants, err = parseVariants(variants); err != nil {
+	if o.variants, err = parseVariants(variantList); err != nil {
+		return options{}, err
+	}
+	if o.handoffTables, err = parseOnOff("-handoff-tables", handoffTables); err != nil {
+		return options{}, err
+	}
+	if o.growthMarks, err = parseMarks(marks); err != nil {
 		return options{}, err
 	}
 	if o.phases, err = parsePhases(phases); err != nil {
@@ -92,6 +119,12 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-idle %v -steady %v -steady-checkpoints %d: want none negative", o.idle, o.steady, o.orchCheckpoints)
 	case o.steady > 0 && o.steadyRate <= 0:
 		return options{}, fmt.Errorf("-steady-rate %v: want a positive rate", o.steadyRate)
+	case o.repeat < 1:
+		return options{}, fmt.Errorf("-repeat %d: want at least 1", o.repeat)
+	case o.growthShortAge < 0 || o.growthLoads < 1:
+		return options{}, fmt.Errorf("-growth-short-age %v -growth-loads %d: want an age >= 0 and at least one load", o.growthShortAge, o.growthLoads)
+	case o.growthRenew < 0 || o.growthMaxHeapMiB <= 0:
+		return options{}, fmt.Errorf("-growth-renew %d -growth-max-heap %v: want renew >= 0 and a positive heap", o.growthRenew, o.growthMaxHeapMiB)
 	}
 	return o, nil
 }

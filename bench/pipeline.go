@@ -21,7 +21,11 @@ import (
 
 // variantResult is one pipeline run over the backlog.
 type variantResult struct {
-	Name             string  `json:"name"`
+	Name string `json:"name"`
+	// Run counts the variant's runs (-repeat), from 1.
+	Run int `json:"run"`
+	// IcebergTable: each publish also committed to the datasource's table.
+	IcebergTable     bool    `json:"icebergTable"`
 	Seconds          float64 `json:"seconds"`
 	EventsPerSecond  float64 `json:"eventsPerSecond"`
 	CeilingRatio     float64 `json:"ceilingRatio"`
@@ -37,8 +41,9 @@ type variantResult struct {
 }
 
 // backlogSpec is the supervisor spec of a variant: the backlog's five
-// dimensions and two metrics (plus the row count), hourly segments.
-func backlogSpec(name, topic string, taskCount int, rollup bool) domain.Spec {
+// dimensions and two metrics (plus the row count), hourly segments; the
+// Iceberg table stays at its default (on) unless noTable.
+func backlogSpec(name, topic string, taskCount int, rollup, noTable bool) domain.Spec {
 	dims := []domain.DimensionSpec{{Name: "page"}, {Name: "browser"}, {Name: "country"}, {Name: "device"}, {Name: "action"}}
 	spec := domain.Spec{
 		ID: name,
@@ -61,6 +66,10 @@ func backlogSpec(name, topic string, taskCount int, rollup bool) domain.Spec {
 	if rollup {
 		spec.DataSchema.GranularitySpec.QueryGranularity = domain.GranularityMinute
 	}
+	if noTable {
+		off := false
+		spec.IOConfig.IcebergTable = &off
+	}
 	spec.ApplyDefaults()
 	return spec
 }
@@ -69,8 +78,13 @@ func backlogSpec(name, topic string, taskCount int, rollup bool) domain.Spec {
 // measures it. The backlog's last sequences are closed by a checkpoint
 // once the groups have read to the ends, as an operator (or
 // intermediateHandoffPeriod) would.
-func runVariant(ctx context.Context, s *stack, o options, tc client.Client, name string, rollup bool, ends domain.Offsets, ceilingRate float64) (variantResult, error) {
-	res := variantResult{Name: name}
+func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v variant, run int, ends domain.Offsets, ceilingRate float64) (variantResult, error) {
+	res := variantResult{Name: v.name, Run: run, IcebergTable: v.table}
+	// Each run has its own supervisor, datasource and database.
+	name := v.name
+	if run > 1 {
+		name = fmt.Sprintf("%s-%d", v.name, run)
+	}
 	profile := ""
 	if o.cpuProfile != "" {
 		profile, _ = filepath.Abs(o.cpuProfile + "-" + name + ".pprof")
@@ -81,7 +95,7 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, name
 	}
 	defer done()
 
-	spec := backlogSpec(name, backlogTopic, o.taskCount, rollup)
+	spec := backlogSpec(name, backlogTopic, o.taskCount, v.rollup, !v.table)
 	if err := spec.Validate(); err != nil {
 		return res, fmt.Errorf("spec: %w", err)
 	}

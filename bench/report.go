@@ -12,12 +12,20 @@ func printReport(w io.Writer, r result) {
 	if r.CeilingRate > 0 {
 		printBacklog(w, r)
 	}
-	if h := r.Handoff; h != nil {
-		fmt.Fprintf(w, "\nHandoff latency, checkpoint sent → sequence committed, %d checkpoints × %d groups = %d samples at %.0f events/s: p50 %.0f ms, p95 %.0f ms, max %.0f ms\n",
-			h.Checkpoints, h.Samples/max(h.Checkpoints, 1), h.Samples, h.Rate, h.P50Millis, h.P95Millis, h.MaxMillis)
+	for _, h := range []*handoffResult{r.Handoff, r.HandoffNoTable} {
+		if h != nil {
+			fmt.Fprintf(w, "\nHandoff latency, %s, checkpoint sent → sequence committed, %d checkpoints × %d groups = %d samples at %.0f events/s: p50 %.0f ms, p95 %.0f ms, max %.0f ms\n",
+				tableWord(h.IcebergTable), h.Checkpoints, h.Samples/max(h.Checkpoints, 1), h.Samples, h.Rate, h.P50Millis, h.P95Millis, h.MaxMillis)
+		}
+	}
+	if r.Table != nil {
+		printTableCost(w, *r.Table)
 	}
 	if r.Orchestration != nil {
 		printOrchestration(w, *r.Orchestration)
+	}
+	if len(r.TableGrowth) > 0 {
+		printTableGrowth(w, r.TableGrowth)
 	}
 }
 
@@ -29,8 +37,12 @@ func printBacklog(w io.Writer, r result) {
 	fmt.Fprintln(w, "| variant | seconds | events/s | × ceiling | worker CPU-s / M events | peak worker RSS | history events / M events (runs) | rows | segments | mean segment |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, v := range r.Variants {
+		name := v.Name
+		if v.Run > 1 {
+			name = fmt.Sprintf("%s (run %d)", v.Name, v.Run)
+		}
 		fmt.Fprintf(w, "| %s | %.1f | %.0f | %.2f | %.1f | %.0f MiB | %.0f (%d) | %d | %d | %.1f MiB |\n",
-			v.Name, v.Seconds, v.EventsPerSecond, v.CeilingRatio, v.CPUSecondsPerM, v.PeakRSSMiB,
+			name, v.Seconds, v.EventsPerSecond, v.CeilingRatio, v.CPUSecondsPerM, v.PeakRSSMiB,
 			v.HistoryPerM, v.WorkflowRuns, v.Rows, v.Segments, float64(v.MeanSegmentBytes)/(1<<20))
 	}
 }

@@ -28,7 +28,14 @@ type result struct {
 	// ParseRate is the ceiling's reads plus JSON parsing, nothing else.
 	ParseRate float64         `json:"readAndParseEventsPerSecond"`
 	Variants  []variantResult `json:"variants"`
-	Handoff   *handoffResult  `json:"handoff,omitempty"`
+	// Handoff is the latency with the Iceberg table, HandoffNoTable the
+	// same with ioConfig.icebergTable false.
+	Handoff        *handoffResult `json:"handoff,omitempty"`
+	HandoffNoTable *handoffResult `json:"handoffNoTable,omitempty"`
+	// Table is what the Iceberg table costs, from the runs above (issue 15).
+	Table *tableCost `json:"table,omitempty"`
+	// TableGrowth is the table metadata after many publications.
+	TableGrowth []tableGrowthRun `json:"tableGrowth,omitempty"`
 	// Orchestration is what Temporal costs idle and at a steady rate.
 	Orchestration *orchestrationResult `json:"orchestration,omitempty"`
 	Wall          string               `json:"wall"`
@@ -44,22 +51,53 @@ type machine struct {
 	OS        string `json:"os"`
 }
 
+// variant is one way of draining the backlog.
+type variant struct {
+	name   string // rollup-off, rollup-on, rollup-off-no-table
+	rollup bool
+	table  bool // ioConfig.icebergTable
+}
+
+// variants are the values of -variants.
+var variants = map[string]variant{
+	"off":          {"rollup-off", false, true},
+	"on":           {"rollup-on", true, true},
+	"off-no-table": {"rollup-off-no-table", false, false},
+}
+
 func parseVariants(s string) ([]string, error) {
 	var out []string
 	for v := range strings.SplitSeq(s, ",") {
-		switch v = strings.TrimSpace(v); v {
-		case "off", "on":
+		switch v = strings.TrimSpace(v); {
+		case variants[v].name != "":
 			out = append(out, v)
+		case v == "":
+		default:
+			return nil, fmt.Errorf("-variants: unknown variant %q (want off, on, off-no-table)", v)
+		}
+	}
+	return out, nil
+}
+
+// parseOnOff reads a list of on and off.
+func parseOnOff(flag, s string) ([]bool, error) {
+	var out []bool
+	for v := range strings.SplitSeq(s, ",") {
+		switch v = strings.TrimSpace(v); v {
+		case "on":
+			out = append(out, true)
+		case "off":
+			out = append(out, false)
 		case "":
 		default:
-			return nil, fmt.Errorf("-variants: unknown variant %q (want off, on)", v)
+			return nil, fmt.Errorf("%s: unknown value %q (want on, off)", flag, v)
 		}
 	}
 	return out, nil
 }
 
 // The phases of a run, in the order they run.
-var allPhases = []string{"backlog", "handoff", "orchestration"}
+var allPhases = []string{"backlog", "handoff", "orchestration", "tablegrowth"}
 
 func parsePhases(s string) ([]string, error) {
 	var out []string
@@ -104,11 +142,13 @@ func run(ctx context.Context, o options) (result, error) {
 		return res, err
 	}
 	defer s.close()
-	tc, err := s.client()
-	if err != nil {
-		return res, fmt.Errorf("temporal client: %w", err)
+	var tc client.Client
+	if s.temporal != "" {
+		if tc, err = s.client(); err != nil {
+			return res, fmt.Errorf("temporal client: %w", err)
+		}
+		defer tc.Close()
 	}
-	defer tc.Close()
 
 	if slices.Contains(o.phases, "backlog") {
 		if err := runBacklog(ctx, s, o, tc, &res); err != nil {
@@ -116,19 +156,36 @@ func run(ctx context.Context, o options) (result, error) {
 		}
 	}
 	if slices.Contains(o.phases, "handoff") && o.checkpoints > 0 {
-		logf("handoff latency: %d checkpoints at %.0f events/s", o.checkpoints, o.liveRate)
-		h, err := runHandoff(ctx, s, o, tc)
-		if err != nil {
-			return res, fmt.Errorf("handoff latency: %w", err)
+		for _, table := range o.handoffTables {
+			logf("handoff latency: %d checkpoints at %.0f events/s, %s", o.checkpoints, o.liveRate, tableWord(table))
+			h, err := runHandoff(ctx, s, o, tc, table)
+			if err != nil {
+				return res, fmt.Errorf("handoff latency, %s: %w", tableWord(table), err)
+			}
+			if table {
+				res.Handoff = &h
+			} else {
+				res.HandoffNoTable = &h
+			}
 		}
-		res.Handoff = &h
 	}
+	res.Table = compareTable(res)
 	if slices.Contains(o.phases, "orchestration") {
 		r, err := runOrchestration(ctx, s, o, tc)
 		if err != nil {
 			return res, fmt.Errorf("orchestration: %w", err)
 		}
 		res.Orchestration = &r
+	}
+	if slices.Contains(o.phases, "tablegrowth") {
+		for _, g := range growthRetentions(o) {
+			logf("table growth, %s: %d publications", g.name, slices.Max(o.growthMarks))
+			r, err := runTableGrowth(ctx, s, o, g)
+			if err != nil {
+				return res, fmt.Errorf("table growth, %s: %w", g.name, err)
+			}
+			res.TableGrowth = append(res.TableGrowth, r)
+		}
 	}
 	return res, nil
 }
@@ -167,21 +224,23 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 		}
 	}
 	res.CeilingRate = float64(o.events) / res.CeilingSeconds
-	d, err := readAndParse(ctx, s.brokers, backlogTopic, ends, backlogSpec("parse", backlogTopic, o.taskCount, false))
+	d, err := readAndParse(ctx, s.brokers, backlogTopic, ends, backlogSpec("parse", backlogTopic, o.taskCount, false, false))
 	if err != nil {
 		return fmt.Errorf("read and parse: %w", err)
 	}
 	res.ParseRate = float64(o.events) / d.Seconds()
 	logf("read and parse: %v", d.Round(time.Millisecond))
 
-	for _, v := range o.variants {
-		name := "rollup-" + v
-		logf("%s: draining the backlog", name)
-		vr, err := runVariant(ctx, s, o, tc, name, v == "on", ends, res.CeilingRate)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+	for run := 1; run <= o.repeat; run++ {
+		for _, k := range o.variants {
+			v := variants[k]
+			logf("%s (run %d of %d): draining the backlog", v.name, run, o.repeat)
+			vr, err := runVariant(ctx, s, o, tc, v, run, ends, res.CeilingRate)
+			if err != nil {
+				return fmt.Errorf("%s: %w", v.name, err)
+			}
+			res.Variants = append(res.Variants, vr)
 		}
-		res.Variants = append(res.Variants, vr)
 	}
 	return nil
 }

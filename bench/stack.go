@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +55,11 @@ func startStack(ctx context.Context, o options, dir string) (*stack, error) {
 	}()
 	if err := s.startPostgres(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	// The table-growth phase needs Postgres only.
+	if !slices.ContainsFunc(o.phases, func(p string) bool { return p != "tablegrowth" }) {
+		ok = true
+		return s, nil
 	}
 	if err := s.startTemporal(ctx, o.temporalBin); err != nil {
 		return nil, fmt.Errorf("temporal: %w", err)
