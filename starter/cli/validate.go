@@ -5,21 +5,31 @@ import (
 	"io"
 	"os"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"handoff/internal/domain"
+	"handoff/internal/lake"
 )
 
 func (a *app) validateCommand() *cobra.Command {
 	var file string
+	var checkTable bool
+	var lf lakeFlags
 	cmd := &cobra.Command{
 		Use:   "validate -f SPEC",
 		Short: "Check a supervisor spec without contacting any server",
 		Long: `validate parses and checks a supervisor spec, fills its defaults, and prints
 it (json) or a one-line summary (text). Errors name the field path, or the
-line and column for malformed JSON. Nothing is started.`,
+line and column for malformed JSON. Nothing is started.
+
+With --table it also reads the datasource's Iceberg table (from the
+metadata database and deep storage, as starter table does) and refuses a
+spec whose columns the table cannot take: a dimension or metric whose type
+differs from the table's column. Without --table no server is contacted.`,
 		Example: `  starter validate -f spec.json
   starter validate -f spec.json -o json   # the spec with every default filled
+  starter validate -f spec.json --table   # also against the datasource's Iceberg table
   cat spec.json | starter validate -f -`,
 		Args: cobra.NoArgs,
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
@@ -27,10 +37,20 @@ line and column for malformed JSON. Nothing is started.`,
 			if err != nil {
 				return err
 			}
+			if checkTable && spec.IOConfig.TableOn() {
+				err := a.withLake(cmd.Context(), lf, lake.Config{}, func(_ *pgxpool.Pool, l *lake.Lake) error {
+					return l.CheckSchema(cmd.Context(), spec.DataSchema.DataSource, spec.DataSchema.DeclaredSchema())
+				})
+				if err != nil {
+					return fmt.Errorf("invalid spec %s: dataSchema: %w", file, err)
+				}
+			}
 			return a.out.print(validateResult{spec})
 		}),
 	}
 	addSpecFlag(cmd, &file)
+	cmd.Flags().BoolVar(&checkTable, "table", false, "also check the spec against the datasource's Iceberg table")
+	lf.add(cmd.Flags())
 	return cmd
 }
 
