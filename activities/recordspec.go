@@ -15,6 +15,7 @@ import (
 
 // RecordSpec appends a supervisor's accepted spec to its history in
 // Postgres, unless it equals the latest recorded one.
+//
 // A spec whose columns the datasource's Iceberg table cannot take (a
 // column's type changed) is refused, naming the column.
 func (a *Activities) RecordSpec(ctx context.Context, in protocol.RecordSpecInput) (protocol.RecordSpecResult, error) {

@@ -61,7 +61,8 @@ func (a *Activities) writeSegments(ctx context.Context, in protocol.PublishInput
 	}
 	iw := &intervalWriter{a: a, in: in, name: name, schema: schema, tmpDir: tmpDir, run: run}
 	if iw.ids, iw.tableAwaited, err = a.tableFieldIDs(ctx, in, schema, run); err != nil {
-		return nil, fmt.Errorf("sequence %s: %w", name, err)
+		// Unwrapped: Temporal sees a non-retryable error only at the top.
+		return nil, err
 	}
 	rollupOn := in.Spec.DataSchema.GranularitySpec.RollupOn()
 	err = segment.Merge(ctx, paths, schema, rollupOn, mergeFanIn, tmpDir, func(r domain.Row) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
@@ -38,9 +39,9 @@ func (a *Activities) tableFieldIDs(ctx context.Context, in protocol.PublishInput
 		run.log.Warn("publishing without an Iceberg table", "datasource", ds, "reason", err)
 		return nil, true, nil
 	case errors.As(err, &schemaErr):
-		return nil, false, temporal.NewNonRetryableApplicationError(err.Error(), domain.ErrTableSchema, nil)
+		return nil, false, temporal.NewNonRetryableApplicationError("sequence "+domain.SequenceName(in.Spec.ID, in.Group, in.SequenceID)+": "+err.Error(), domain.ErrTableSchema, nil)
 	case err != nil:
-		return nil, false, err
+		return nil, false, fmt.Errorf("sequence %s: %w", domain.SequenceName(in.Spec.ID, in.Group, in.SequenceID), err)
 	}
 	return ids, false, nil
 }
