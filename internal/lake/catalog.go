@@ -93,7 +93,12 @@ func (c *txCatalog) CommitTable(ctx context.Context, _ table.Identifier, reqs []
 }
 
 // writeMetadata puts a metadata file; it is cached, since it becomes the
-// current one when the transaction commits.
+// current one when the transaction commits. The cache holds the file parsed
+// back rather than meta: metadata built by iceberg-go's builder (v0.7.0)
+// retains far more than the file it encodes, and more with every snapshot
+// (measured: 164 MiB held by one built metadata after 400 publications,
+// under 5 MiB by the same metadata parsed), so a worker caching what it
+// built grew its heap with the square of the table's snapshots.
 func (l *Lake) writeMetadata(ctx context.Context, loc string, meta table.Metadata) error {
 	b, err := json.Marshal(meta)
 	if err != nil {
@@ -102,7 +107,11 @@ func (l *Lake) writeMetadata(ctx context.Context, loc string, meta table.Metadat
 	if err := newStoreIO(ctx, l.deep).WriteFile(loc, b); err != nil {
 		return fmt.Errorf("write table metadata %s: %w", loc, err)
 	}
-	l.remember(loc, meta)
+	parsed, err := table.ParseMetadataBytes(b)
+	if err != nil {
+		return fmt.Errorf("parse table metadata %s: %w", loc, err)
+	}
+	l.remember(loc, parsed)
 	return nil
 }
 

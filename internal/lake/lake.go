@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"sync"
 	"time"
@@ -63,13 +64,13 @@ type Lake struct {
 	cfg  Config
 
 	mu      sync.Mutex
-	cache   map[string]table.Metadata // by metadata location; files never change
+	cache   map[string]cachedMetadata // by the table's metadata directory
 	commits map[string]int            // by datasource, since its last maintenance
 }
 
 // New returns the tables kept in pool's database and deep.
 func New(pool *pgxpool.Pool, deep storage.Store, cfg Config) *Lake {
-	return &Lake{pool: pool, deep: deep, cfg: cfg.withDefaults(), cache: map[string]table.Metadata{}}
+	return &Lake{pool: pool, deep: deep, cfg: cfg.withDefaults(), cache: map[string]cachedMetadata{}}
 }
 
 // Config returns the configuration with defaults filled in.
@@ -122,16 +123,16 @@ func (l *Lake) pointer(ctx context.Context, q querier, ds string, forUpdate bool
 // metadata reads (or recalls) the metadata file at loc.
 func (l *Lake) metadata(ctx context.Context, loc string) (table.Metadata, error) {
 	l.mu.Lock()
-	m, ok := l.cache[loc]
+	c, ok := l.cache[path.Dir(loc)]
 	l.mu.Unlock()
-	if ok {
-		return m, nil
+	if ok && c.loc == loc {
+		return c.meta, nil
 	}
 	b, err := newStoreIO(ctx, l.deep).ReadFile(loc)
 	if err != nil {
 		return nil, fmt.Errorf("read table metadata %s: %w", loc, err)
 	}
-	m, err = table.ParseMetadataBytes(b)
+	m, err := table.ParseMetadataBytes(b)
 	if err != nil {
 		return nil, fmt.Errorf("parse table metadata %s: %w", loc, err)
 	}
@@ -139,15 +140,21 @@ func (l *Lake) metadata(ctx context.Context, loc string) (table.Metadata, error)
 	return m, nil
 }
 
-// remember caches m, keeping only the newest few: a worker needs the
-// current metadata of the datasources it publishes.
+// cachedMetadata is the metadata file at loc, parsed (files never change).
+type cachedMetadata struct {
+	loc  string
+	meta table.Metadata
+}
+
+// remember caches m as its table's metadata, in place of any other: a
+// worker needs only the current metadata of the datasources it publishes,
+// and each version holds every snapshot the table keeps (a day of
+// publications by default), so keeping older versions would cost memory
+// that grows with the square of the snapshots.
 func (l *Lake) remember(loc string, m table.Metadata) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.cache) >= 64 {
-		clear(l.cache)
-	}
-	l.cache[loc] = m
+	l.cache[path.Dir(loc)] = cachedMetadata{loc: loc, meta: m}
 }
 
 // tableProperties are set on every table this package creates.
