@@ -24,16 +24,17 @@ func TestParseOptions(t *testing.T) {
 	require.Equal(t, []int{1000, 10000}, o.growthMarks)
 	require.Equal(t, time.Second, o.growthShortAge)
 	for args, want := range map[string]string{
-		"-events 10":                  "at least 1000",
-		"-task-count 5 -partitions 4": "task count <= partitions",
-		"-variants off,sideways":      `unknown variant "sideways"`,
-		"-checkpoints 3 -live-rate 0": "positive rate",
-		"-repeat 0":                   "at least 1",
-		"-handoff-tables on,maybe":    `unknown value "maybe"`,
-		"-growth-publishes 10,x":      `"x" is not a positive count`,
-		"-growth-publishes ,":         "at least one count",
-		"-growth-loads 0":             "at least one load",
-		"stray":                       "unexpected arguments",
+		"-events 10":                                "at least 1000",
+		"-task-count 5 -partitions 4":               "task count <= partitions",
+		"-variants off,sideways":                    `unknown variant "sideways"`,
+		"-checkpoints 3 -live-rate 0":               "positive rate",
+		"-repeat 0":                                 "at least 1",
+		"-handoff-tables on,maybe":                  `unknown value "maybe"`,
+		"-growth-publishes 10,x":                    `"x" is not a positive count`,
+		"-growth-publishes ,":                       "at least one count",
+		"-growth-loads 0":                           "at least one load",
+		"-growth-default=false -growth-short-age 0": "no retention left",
+		"stray": "unexpected arguments",
 	} {
 		_, err := parseOptions(strings.Fields(args))
 		require.ErrorContains(t, err, want, args)

@@ -55,6 +55,7 @@ type options struct {
 	// The table-growth phase.
 	growthMarks    []int         // publications after which to measure; runs to the largest
 	growthShortAge time.Duration // the short retention's maxSnapshotAge (0: no short run)
+	growthDefault  bool          // whether to run with the default retention
 	growthLoads    int           // loads per load-time median
 	// growthRenew: a new lake.Lake every so many publications (0: one).
 	growthRenew      int
@@ -81,6 +82,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.orchSpec, "orchestration-spec", "examples/wiki.json", "orchestration: the spec both phases use, under their own names (the steady phase with the default handoff settings)")
 	fs.StringVar(&marks, "growth-publishes", "1000,10000", "tablegrowth: publications after which to measure the table's metadata, comma-separated; the phase publishes up to the largest")
 	fs.DurationVar(&o.growthShortAge, "growth-short-age", time.Second, "tablegrowth: maxSnapshotAge of the run with a short retention, after the one with the default (0: default retention only)")
+	fs.BoolVar(&o.growthDefault, "growth-default", true, "tablegrowth: the run with the default retention (false: only the short one; the default's publications cost more as its snapshots pile up, about an hour to 10,000)")
 	fs.IntVar(&o.growthLoads, "growth-loads", 5, "tablegrowth: loads per load-time median")
 	fs.IntVar(&o.growthRenew, "growth-renew", 0, "tablegrowth: a new lake.Lake (empty cache, as after a worker restart) every so many publications; 0: one for the whole run, as a worker; a multiple of 50 keeps the maintenance cadence")
 	fs.Float64Var(&o.growthMaxHeapMiB, "growth-max-heap", 3072, "tablegrowth: stop a run whose live heap, checked every 50 publications, exceeds this many MiB")
@@ -123,6 +125,8 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-repeat %d: want at least 1", o.repeat)
 	case o.growthShortAge < 0 || o.growthLoads < 1:
 		return options{}, fmt.Errorf("-growth-short-age %v -growth-loads %d: want an age >= 0 and at least one load", o.growthShortAge, o.growthLoads)
+	case !o.growthDefault && o.growthShortAge == 0:
+		return options{}, fmt.Errorf("-growth-default=false -growth-short-age 0: no retention left to run")
 	case o.growthRenew < 0 || o.growthMaxHeapMiB <= 0:
 		return options{}, fmt.Errorf("-growth-renew %d -growth-max-heap %v: want renew >= 0 and a positive heap", o.growthRenew, o.growthMaxHeapMiB)
 	}

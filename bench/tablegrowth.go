@@ -54,7 +54,10 @@ type growthRetention struct {
 }
 
 func growthRetentions(o options) []growthRetention {
-	out := []growthRetention{{"default", lake.Config{}}}
+	var out []growthRetention
+	if o.growthDefault {
+		out = append(out, growthRetention{"default", lake.Config{}})
+	}
 	if o.growthShortAge > 0 {
 		out = append(out, growthRetention{"short", lake.Config{MaxSnapshotAge: o.growthShortAge}})
 	}
