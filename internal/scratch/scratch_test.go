@@ -72,6 +72,17 @@ func TestLockHeldByAnotherProcessIsRespected(t *testing.T) {
 
 	require.NoError(t, holder.Process.Kill()) // the lock's holder dies
 	_ = holder.Wait()
+	// flock forked sleep before it died; the child shares the lock's open
+	// file until it closes it (-o) on its way to exec, which a loaded
+	// machine may not have run yet.
+	require.Eventually(t, func() bool {
+		f, err := os.OpenFile(lockPath, os.O_RDWR, 0)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		return !lockedByOther(f)
+	}, 5*time.Second, 10*time.Millisecond)
 	d, swept, err = Open(root)
 	require.NoError(t, err)
 	require.Equal(t, 1, swept, "the holder is dead: its directory goes")
