@@ -69,4 +69,7 @@ type Faults struct {
 	// before the activity answers; an error makes the activity fail as if
 	// its answer had been lost.
 	AfterPublishCommit func(sequenceName string) error
+	// BeforeCompactionCommit runs after a compaction wrote its segments
+	// and before it commits; an error makes the attempt fail there.
+	BeforeCompactionCommit func(compactionName string) error
 }

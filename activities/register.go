@@ -21,6 +21,8 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		protocol.ActivityConsumeStream:   a.ConsumeStream,
 		protocol.ActivityWakeConsume:     a.WakeConsume,
 		protocol.ActivityWatch:           a.Watch,
+		protocol.ActivityCompactionPlan:  a.CompactionPlan,
+		protocol.ActivityCompactInterval: a.CompactInterval,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -13,6 +13,7 @@ import (
 	"handoff/internal/pgstore"
 	"handoff/internal/protocol"
 	"handoff/internal/segment"
+	"handoff/internal/storage"
 )
 
 // intervalWriter writes one segment at a time: merged rows arrive sorted by
@@ -125,18 +126,11 @@ func (iw *intervalWriter) finish(ctx context.Context) error {
 			return err
 		}
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
 	ds := iw.in.Spec.DataSchema.DataSource
 	end := iw.in.Spec.DataSchema.GranularitySpec.SegmentGranularity.Next(iw.start)
 	interval := iw.start.Format("20060102T150405Z") + "_" + end.Format("20060102T150405Z")
 	key := filepath.ToSlash(filepath.Join(ds, interval, iw.name+".parquet"))
-	err = iw.a.Deep.Put(ctx, key, func(w io.Writer) error {
-		_, err := io.Copy(w, f)
-		return err
-	})
-	if err != nil {
+	if err := putFile(ctx, iw.a.Deep, key, f); err != nil {
 		return fmt.Errorf("write segment %s: %w", key, err)
 	}
 	iw.out = append(iw.out, pgstore.Segment{
@@ -155,4 +149,15 @@ func (iw *intervalWriter) abandon() {
 		iw.file.Close()
 		os.Remove(iw.file.Name())
 	}
+}
+
+// putFile puts the whole of f, from its start, in s under key.
+func putFile(ctx context.Context, s storage.Store, key string, f *os.File) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return s.Put(ctx, key, func(w io.Writer) error {
+		_, err := io.Copy(w, f)
+		return err
+	})
 }

@@ -49,7 +49,7 @@ func TestTrackerMonitorStartsAndStops(t *testing.T) {
 	t.Parallel()
 	lc := fxtest.NewLifecycle(t)
 	tr := newTracker(lc, Config{MaxConsume: 3, MaxPublish: 1, PushBackFraction: 0.8})
-	require.Equal(t, workload.Limits{Consume: 3, Publish: 1, PushBackFraction: 0.8, CheckEvery: tr.Limits().CheckEvery}, tr.Limits())
+	require.Equal(t, workload.Limits{Consume: 3, Publish: 1, Compact: 1, PushBackFraction: 0.8, CheckEvery: tr.Limits().CheckEvery}, tr.Limits())
 	lc.RequireStart()
 	lc.RequireStop() // returns once the monitor has
 }

@@ -7,8 +7,9 @@ type Registry interface {
 	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
 }
 
-// Register registers both workflows under their type names.
+// Register registers every workflow under its type name.
 func Register(r Registry) {
 	r.RegisterWorkflowWithOptions(SupervisorWorkflow, workflow.RegisterOptions{Name: SupervisorWorkflowName})
 	r.RegisterWorkflowWithOptions(TaskGroupWorkflow, workflow.RegisterOptions{Name: TaskGroupWorkflowName})
+	r.RegisterWorkflowWithOptions(CompactionWorkflow, workflow.RegisterOptions{Name: CompactionWorkflowName})
 }

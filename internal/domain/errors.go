@@ -34,3 +34,9 @@ const (
 	// Iceberg table (a column's type differs from the table's).
 	ErrTableSchema = "TableSchema"
 )
+
+// ErrCompactionConflict: the used segments of an interval changed since a
+// compaction read them in a way it cannot reconcile (a retention drop,
+// another compaction): it gives that interval up, commits nothing, and the
+// next round plans it again.
+const ErrCompactionConflict = "CompactionConflict"

@@ -71,17 +71,9 @@ func (l *Lake) CommitInTx(ctx context.Context, tx pgx.Tx, a Append) (Committed, 
 	if t == nil {
 		return Committed{}, fmt.Errorf("table %s does not exist", l.Identifier(a.DataSource))
 	}
-	files := make([]iceberg.DataFile, 0, len(a.Files))
-	for _, f := range a.Files {
-		df, err := table.DataFileFromMetadata(table.DataFileArgs{
-			Schema: t.Schema(), Spec: t.Spec(), Format: iceberg.ParquetFile, Metadata: f.Footer.meta,
-			FilePath: f.URI, FileSize: f.Footer.size, Content: iceberg.EntryContentData,
-			Properties: t.Properties(), FormatVersion: t.Metadata().Version(),
-		})
-		if err != nil {
-			return Committed{}, fmt.Errorf("table %s: data file %s: %w", l.Identifier(a.DataSource), f.URI, err)
-		}
-		files = append(files, df)
+	files, err := l.dataFiles(t, a.Files)
+	if err != nil {
+		return Committed{}, fmt.Errorf("table %s: %w", l.Identifier(a.DataSource), err)
 	}
 	txn := t.NewTransaction()
 	props := iceberg.Properties{}

@@ -30,3 +30,11 @@ const (
 	ActivityWakeConsume   = "WakeConsume"
 	ActivityWatch         = "Watch"
 )
+
+// Activities of a datasource's compaction workflow: one plans a round
+// (reads the config in force and the used segments), one compacts an
+// interval.
+const (
+	ActivityCompactionPlan  = "CompactionPlan"
+	ActivityCompactInterval = "CompactInterval"
+)

@@ -35,6 +35,9 @@ func NewTracker(l Limits) *Tracker {
 	if l.Publish <= 0 {
 		l.Publish = 2
 	}
+	if l.Compact <= 0 {
+		l.Compact = 1
+	}
 	if l.PushBackFraction <= 0 || l.PushBackFraction > 1 {
 		l.PushBackFraction = 0.8
 	}
@@ -43,7 +46,7 @@ func NewTracker(l Limits) *Tracker {
 	}
 	t := &Tracker{
 		limits: l,
-		slots:  map[Kind]chan struct{}{Consume: make(chan struct{}, l.Consume), Publish: make(chan struct{}, l.Publish)},
+		slots:  map[Kind]chan struct{}{Consume: make(chan struct{}, l.Consume), Publish: make(chan struct{}, l.Publish), Compact: make(chan struct{}, l.Compact)},
 		active: map[*Handle]struct{}{},
 		pushed: make(chan struct{}),
 	}

@@ -13,6 +13,9 @@ type Kind string
 const (
 	Consume Kind = "consume"
 	Publish Kind = "publish"
+	// Compact: a compaction of one interval, with slots of its own so that
+	// ingestion never waits for compaction.
+	Compact Kind = "compact"
 )
 
 // States an activity reports.
@@ -33,6 +36,8 @@ type Limits struct {
 	Consume int `json:"consume"`
 	// Publish is how many publish activities run at once. Default 2.
 	Publish int `json:"publish"`
+	// Compact is how many compactions run at once. Default 1.
+	Compact int `json:"compact"`
 	// MemoryLimit is the heap size push-back is measured against (bytes);
 	// 0 takes the Go runtime's limit (GOMEMLIMIT / debug.SetMemoryLimit)
 	// when set, else disables push-back. Default 0.

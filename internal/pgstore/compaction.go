@@ -1,0 +1,102 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// CompactionConfigRecord is one version of a datasource's compaction
+// config.
+type CompactionConfigRecord struct {
+	Version   int
+	Config    json.RawMessage
+	CreatedAt time.Time
+}
+
+// SetCompactionConfig appends config as the datasource's next version,
+// unless it equals the latest (as jsonb); then it records nothing and
+// returns the latest version.
+func (s *Store) SetCompactionConfig(ctx context.Context, dataSource string, config json.RawMessage) (recorded bool, version int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('handoff.compaction-config:' || $1, 0))`, dataSource); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		var latest int
+		var same bool
+		err := tx.QueryRow(ctx, `SELECT version, config = $2::jsonb FROM compaction_configs
+			WHERE datasource = $1 ORDER BY version DESC LIMIT 1`, dataSource, string(config)).Scan(&latest, &same)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("read latest config: %w", err)
+		case same:
+			version = latest
+			return nil
+		}
+		version, recorded = latest+1, true
+		if _, err := tx.Exec(ctx, `INSERT INTO compaction_configs (datasource, version, config) VALUES ($1, $2, $3::jsonb)`,
+			dataSource, version, string(config)); err != nil {
+			return fmt.Errorf("append version %d: %w", version, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return false, 0, fmt.Errorf("record compaction config of datasource %q: %w", dataSource, err)
+	}
+	return recorded, version, nil
+}
+
+// CompactionConfig returns the latest compaction config of a datasource;
+// ok is false when it has none.
+func (s *Store) CompactionConfig(ctx context.Context, dataSource string) (rec CompactionConfigRecord, ok bool, err error) {
+	var cfg []byte
+	err = s.pool.QueryRow(ctx, `SELECT version, config, created_at FROM compaction_configs
+		WHERE datasource = $1 ORDER BY version DESC LIMIT 1`, dataSource).Scan(&rec.Version, &cfg, &rec.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return CompactionConfigRecord{}, false, nil
+	}
+	if err != nil {
+		return CompactionConfigRecord{}, false, fmt.Errorf("read compaction config of datasource %q: %w", dataSource, err)
+	}
+	rec.Config = cfg
+	return rec, true, nil
+}
+
+// LatestSpecOf returns the spec most recently accepted by any supervisor
+// that writes into dataSource; ok is false when none does.
+func (s *Store) LatestSpecOf(ctx context.Context, dataSource string) (spec json.RawMessage, ok bool, err error) {
+	var b []byte
+	err = s.pool.QueryRow(ctx, `SELECT spec FROM supervisor_specs
+		WHERE spec->'dataSchema'->>'dataSource' = $1 ORDER BY created_at DESC, version DESC LIMIT 1`, dataSource).Scan(&b)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read the latest spec of datasource %q: %w", dataSource, err)
+	}
+	return b, true, nil
+}
+
+// UsedSegmentsByID returns those of ids that are used segments of the
+// datasource.
+func (s *Store) UsedSegmentsByID(ctx context.Context, dataSource string, ids []string) ([]Segment, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum
+		FROM segments WHERE datasource = $1 AND used AND id = ANY($2) ORDER BY id`, dataSource, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read segments of datasource %q: %w", dataSource, err)
+	}
+	segs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Segment, error) {
+		var g Segment
+		err := r.Scan(&g.ID, &g.DataSource, &g.IntervalStart, &g.IntervalEnd, &g.Version, &g.SequenceName, &g.Rows, &g.Bytes, &g.URI, &g.Checksum)
+		return g, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read segments of datasource %q: %w", dataSource, err)
+	}
+	return segs, nil
+}

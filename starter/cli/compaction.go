@@ -1,0 +1,306 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+	"go.temporal.io/sdk/client"
+
+	"handoff/internal/domain"
+	"handoff/internal/pgstore"
+	"handoff/workflows"
+)
+
+func (a *app) compactionCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compaction set|show|status|stop DS",
+		Short: "Compact a datasource's small segments while ingestion goes on",
+		Long: `compaction manages a datasource's compaction (docs/LIFECYCLE.md): a Temporal
+workflow, compaction/DS, that merges the used segments of each settled
+interval into as few segments as the config's targets allow, and swaps
+them in (with the Iceberg replace snapshot) in one Postgres transaction.
+
+  set DS -f config.json   records the config as the datasource's next version
+                          and starts the workflow (or wakes it)
+  show DS                 the config in force, with its version
+  status DS               the workflow's state: intervals pending and running,
+                          what it did, conflicts, recent errors
+  stop DS                 lets the running compactions finish, then ends`,
+	}
+	cmd.AddCommand(a.compactionSetCommand(), a.compactionShowCommand(), a.compactionStatusCommand(), a.compactionStopCommand())
+	return cmd
+}
+
+func exactlyOneDataSource(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf("%s needs one datasource name (e.g. %s wiki)", cmd.CommandPath(), cmd.CommandPath())
+	}
+	if err := domain.ValidateName("datasource", args[0]); err != nil {
+		return usageErrorf("%v", err)
+	}
+	return nil
+}
+
+func (a *app) compactionSetCommand() *cobra.Command {
+	var file, dbURL string
+	cmd := &cobra.Command{
+		Use:   "set DS -f config.json",
+		Short: "Record a datasource's compaction config and start (or wake) its compaction",
+		Long: `set reads a compaction config (JSON; - for stdin), fills in the defaults,
+validates it, appends it to the datasource's config history in the metadata
+database (unless it equals the latest) and starts the workflow
+compaction/DS, or wakes it when it runs, so it plans with the new config at
+once. Fields and defaults: targetRowsPerSegment 5000000,
+targetBytesPerSegment 536870912, skipOffsetFromLatest PT1H,
+maxConcurrentCompactions 1, period PT5M; dataSource may be left out.`,
+		Example: `  echo '{"targetRowsPerSegment": 1000000, "skipOffsetFromLatest": "PT10M"}' | starter compaction set wiki -f -`,
+		Args:    exactlyOneDataSource,
+		RunE: a.action(func(cmd *cobra.Command, args []string) error {
+			ctx, ds := cmd.Context(), args[0]
+			cfg, raw, err := a.readCompactionConfig(file, ds)
+			if err != nil {
+				return err
+			}
+			res := compactionSetResult{DataSource: ds, WorkflowID: workflows.CompactionWorkflowID(ds), Config: cfg}
+			err = a.withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
+				res.Recorded, res.Version, err = pgstore.New(pool).SetCompactionConfig(ctx, ds, raw)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			c, err := a.temporal(ctx)
+			if err != nil {
+				return err
+			}
+			run, err := c.SignalWithStartWorkflow(ctx, res.WorkflowID, workflows.SignalCompactionWake, nil,
+				client.StartWorkflowOptions{ID: res.WorkflowID, TaskQueue: workflows.TaskQueue},
+				workflows.CompactionWorkflowName, workflows.CompactionInput{DataSource: ds})
+			if err != nil {
+				return fmt.Errorf("start %s: %w", res.WorkflowID, err)
+			}
+			res.RunID = run.GetRunID()
+			return a.out.print(res)
+		}),
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "compaction config JSON file (- for stdin)")
+	_ = cmd.MarkFlagRequired("file")
+	addDatabaseFlag(cmd, &dbURL)
+	return cmd
+}
+
+func addDatabaseFlag(cmd *cobra.Command, dbURL *string) {
+	cmd.Flags().StringVar(dbURL, "database-url", "", "Postgres URL of the metadata database")
+	bindEnv(cmd.Flags(), "database-url", "DATABASE_URL")
+}
+
+// readCompactionConfig reads, completes and validates a config file for
+// ds; raw is the config with its defaults, as recorded.
+func (a *app) readCompactionConfig(path, ds string) (domain.CompactionConfig, json.RawMessage, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		path = "stdin"
+		data, err = io.ReadAll(a.io.Stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return domain.CompactionConfig{}, nil, fmt.Errorf("read compaction config: %w", err)
+	}
+	var probe struct {
+		DataSource *string `json:"dataSource"`
+	}
+	if json.Unmarshal(data, &probe) == nil && probe.DataSource != nil && *probe.DataSource != ds {
+		return domain.CompactionConfig{}, nil, usageErrorf("compaction config %s: dataSource is %q, but the command names %q", path, *probe.DataSource, ds)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return domain.CompactionConfig{}, nil, fmt.Errorf("invalid compaction config %s: %w", path, err)
+	}
+	m["dataSource"] = ds
+	data, _ = json.Marshal(m)
+	cfg, err := domain.ParseCompactionConfig(data)
+	if err != nil {
+		return domain.CompactionConfig{}, nil, fmt.Errorf("invalid compaction config %s: %w", path, err)
+	}
+	raw, _ := json.Marshal(cfg)
+	return cfg, raw, nil
+}
+
+type compactionSetResult struct {
+	DataSource string                  `json:"dataSource"`
+	Version    int                     `json:"version"`
+	Recorded   bool                    `json:"recorded"`
+	WorkflowID string                  `json:"workflowId"`
+	RunID      string                  `json:"runId"`
+	Config     domain.CompactionConfig `json:"config"`
+}
+
+func (r compactionSetResult) writeText(w io.Writer) error {
+	what := "recorded as version"
+	if !r.Recorded {
+		what = "unchanged: version"
+	}
+	_, err := fmt.Fprintf(w, "compaction config of %s %s %d; %s running (run %s)\n", r.DataSource, what, r.Version, r.WorkflowID, r.RunID)
+	return err
+}
+
+func (a *app) compactionShowCommand() *cobra.Command {
+	var dbURL string
+	cmd := &cobra.Command{
+		Use:   "show DS",
+		Short: "Show the compaction config in force for a datasource",
+		Args:  exactlyOneDataSource,
+		RunE: a.action(func(cmd *cobra.Command, args []string) error {
+			ctx, ds := cmd.Context(), args[0]
+			return a.withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
+				rec, ok, err := pgstore.New(pool).CompactionConfig(ctx, ds)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return fmt.Errorf("datasource %s has no compaction config: set one with starter compaction set %s -f config.json", ds, ds)
+				}
+				cfg, err := domain.ParseCompactionConfig(rec.Config)
+				if err != nil {
+					return fmt.Errorf("compaction config version %d of %s: %w", rec.Version, ds, err)
+				}
+				return a.out.print(compactionShowResult{DataSource: ds, Version: rec.Version, CreatedAt: rec.CreatedAt, Config: cfg})
+			})
+		}),
+	}
+	addDatabaseFlag(cmd, &dbURL)
+	return cmd
+}
+
+type compactionShowResult struct {
+	DataSource string                  `json:"dataSource"`
+	Version    int                     `json:"version"`
+	CreatedAt  time.Time               `json:"createdAt"`
+	Config     domain.CompactionConfig `json:"config"`
+}
+
+func (r compactionShowResult) writeText(w io.Writer) error {
+	c := r.Config
+	_, err := fmt.Fprintf(w, "compaction config of %s, version %d (%s)\n  targetRowsPerSegment      %d\n  targetBytesPerSegment     %d\n  skipOffsetFromLatest      %s\n  maxConcurrentCompactions  %d\n  period                    %s\n",
+		r.DataSource, r.Version, r.CreatedAt.UTC().Format(time.RFC3339), c.TargetRowsPerSegment, c.TargetBytesPerSegment,
+		c.SkipOffsetFromLatest.D(), c.MaxConcurrentCompactions, c.Period.D())
+	return err
+}
+
+func (a *app) compactionStatusCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status DS",
+		Short: "Show what a datasource's compaction is doing and has done",
+		Args:  exactlyOneDataSource,
+		RunE: a.action(func(cmd *cobra.Command, args []string) error {
+			ctx, ds := cmd.Context(), args[0]
+			c, err := a.temporal(ctx)
+			if err != nil {
+				return err
+			}
+			st, err := queryCompaction(ctx, c, ds)
+			if err != nil {
+				return err
+			}
+			return a.out.print(compactionStatusResult(st))
+		}),
+	}
+}
+
+func queryCompaction(ctx context.Context, c client.Client, ds string) (workflows.CompactionStatus, error) {
+	var st workflows.CompactionStatus
+	wid := workflows.CompactionWorkflowID(ds)
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	v, err := c.QueryWorkflow(qctx, wid, "", workflows.QueryStatus)
+	switch {
+	case isNotFound(err):
+		return st, notFoundErrorf("%s is not running: start it with starter compaction set %s -f config.json", wid, ds)
+	case err != nil:
+		return st, fmt.Errorf("query %s of %s: %w", workflows.QueryStatus, wid, err)
+	}
+	if err := v.Get(&st); err != nil {
+		return st, fmt.Errorf("decode %s of %s: %w", workflows.QueryStatus, wid, err)
+	}
+	return st, nil
+}
+
+type compactionStatusResult workflows.CompactionStatus
+
+func (r compactionStatusResult) writeText(w io.Writer) error {
+	state := "compacting"
+	switch {
+	case r.Stopping:
+		state = "stopping"
+	case !r.HasConfig:
+		state = "no config"
+	}
+	fmt.Fprintf(w, "compaction of %s: %s, config version %d\n", r.DataSource, state, r.ConfigVersion)
+	fmt.Fprintf(w, "  used segments %d, intervals pending %d, running %d; rounds %d, last %s, next %s\n",
+		r.UsedSegments, r.Pending, len(r.Running), r.Rounds, fmtTime(r.LastRound), fmtTime(r.NextRound))
+	fmt.Fprintf(w, "  done %d: segments %d → %d, rows %d → %d, bytes %d → %d; conflicts %d, failed %d\n",
+		r.Done, r.SegmentsIn, r.SegmentsOut, r.RowsIn, r.RowsOut, r.BytesIn, r.BytesOut, r.Conflicts, r.Failed)
+	for _, run := range r.Running {
+		fmt.Fprintf(w, "  running %s: %s/%s, %d segments, %d rows, since %s\n", run.Name, fmtTime(run.Start), fmtTime(run.End), run.Segments, run.Rows, fmtTime(run.StartedAt))
+	}
+	for _, o := range r.Recent {
+		fmt.Fprintf(w, "  %s %s: %s/%s, %d → %d segments", o.Result, o.Name, fmtTime(o.Start), fmtTime(o.End), o.Segments, o.SegmentsOut)
+		if o.Error != "" {
+			fmt.Fprintf(w, ": %s", o.Error)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, e := range r.RecentErrors {
+		fmt.Fprintf(w, "  error at %s: %s\n", fmtTime(e.Time), e.Message)
+	}
+	return nil
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func (a *app) compactionStopCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop DS",
+		Short: "Stop a datasource's compaction once its running compactions finish",
+		Args:  exactlyOneDataSource,
+		RunE: a.action(func(cmd *cobra.Command, args []string) error {
+			ctx, ds := cmd.Context(), args[0]
+			c, err := a.temporal(ctx)
+			if err != nil {
+				return err
+			}
+			wid := workflows.CompactionWorkflowID(ds)
+			err = c.SignalWorkflow(ctx, wid, "", workflows.SignalStop, workflows.StopSignal{})
+			if isNotFound(err) {
+				return notFoundErrorf("%s is not running", wid)
+			}
+			if err != nil {
+				return fmt.Errorf("stop %s: %w", wid, err)
+			}
+			return a.out.print(compactionStopResult{DataSource: ds, WorkflowID: wid})
+		}),
+	}
+}
+
+type compactionStopResult struct {
+	DataSource string `json:"dataSource"`
+	WorkflowID string `json:"workflowId"`
+}
+
+func (r compactionStopResult) writeText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "asked %s to stop once its running compactions finish\n", r.WorkflowID)
+	return err
+}
