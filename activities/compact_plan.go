@@ -38,7 +38,7 @@ func (a *Activities) CompactionPlan(ctx context.Context, in protocol.CompactionP
 	for _, t := range in.Running {
 		skip[t.UTC()] = true
 	}
-	p := compact.Intervals(segs, cfg, time.Now(), in.Limit, skip)
+	p := compact.Intervals(segs, cfg, time.Now(), cfg.MaxConcurrentCompactions-len(in.Running), skip)
 	res := protocol.CompactionPlanResult{HasConfig: true, Config: cfg, ConfigVersion: rec.Version, Pending: p.Pending, UsedSegments: len(used)}
 	for _, t := range p.Tasks {
 		res.Tasks = append(res.Tasks, protocol.CompactionTask{Start: t.Start, End: t.End, SegmentIDs: t.SegmentIDs, Rows: t.Rows, Bytes: t.Bytes})

@@ -54,7 +54,8 @@ func CompactionWorkflow(ctx workflow.Context, in CompactionInput) error {
 	done := workflow.NewBufferedChannel(ctx, 64)
 	rounds := 0
 	for {
-		if !c.st.Stopping && len(c.running) < c.slots() {
+		// Before the first plan the slots are unknown: plan anyway.
+		if !c.st.Stopping && (len(c.running) < c.slots() || !c.st.HasConfig) {
 			c.round(ctx, done)
 			rounds++
 		}
@@ -108,7 +109,7 @@ func (c *compaction) round(ctx workflow.Context, done workflow.Channel) {
 	}
 	var plan protocol.CompactionPlanResult
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, supervisorOptions), protocol.ActivityCompactionPlan,
-		protocol.CompactionPlanInput{DataSource: c.st.DataSource, Running: starts, Limit: c.slots() - len(c.running)}).Get(ctx, &plan)
+		protocol.CompactionPlanInput{DataSource: c.st.DataSource, Running: starts}).Get(ctx, &plan)
 	c.st.Rounds++
 	c.st.LastRound = workflow.Now(ctx)
 	if err != nil {

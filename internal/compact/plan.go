@@ -77,6 +77,7 @@ func Intervals(segs []Segment, cfg domain.CompactionConfig, now time.Time, limit
 	}
 	slices.SortFunc(tasks, func(a, b Task) int { return b.Start.Compare(a.Start) })
 	p := Plan{Pending: len(tasks)}
+	limit = max(limit, 0)
 	if limit < len(tasks) {
 		tasks = tasks[:limit]
 	}

@@ -41,6 +41,10 @@ func TestIntervalsPicksSmallSegmentsOfSettledIntervalsNewestFirst(t *testing.T) 
 	require.Equal(t, 2, p.Pending, "pending counts what the limit leaves out")
 	require.Len(t, p.Tasks, 1)
 
+	p = Intervals(segs, cfg(), now, -1, nil)
+	require.Empty(t, p.Tasks, "no free slot: nothing starts")
+	require.Equal(t, 2, p.Pending)
+
 	p = Intervals(segs, cfg(), now, 10, map[time.Time]bool{hour0.Add(2 * time.Hour): true})
 	require.Len(t, p.Tasks, 1, "an interval being compacted is skipped")
 	require.Equal(t, hour0, p.Tasks[0].Start)

@@ -7,12 +7,11 @@ import (
 )
 
 // CompactionPlanInput asks for a round's work; Running are the starts of
-// the intervals being compacted, which the plan leaves out, and Limit is
-// how many tasks it may return.
+// the intervals being compacted, which the plan leaves out and which take
+// slots of the config's maxConcurrentCompactions.
 type CompactionPlanInput struct {
 	DataSource string
 	Running    []time.Time
-	Limit      int
 }
 
 // CompactionPlanResult is the config in force and the intervals to

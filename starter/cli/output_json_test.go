@@ -23,6 +23,7 @@ var printedResults = []textWriter{
 	parseErrorsResult{}, produceResult{}, resetResult{}, segmentsResult{}, startResult{},
 	statusResult{}, watchLine{}, stopResult{}, operationResult{}, specUpdateResult{}, validateResult{},
 	tableResult{}, tableCreateResult{},
+	compactionSetResult{}, compactionShowResult{}, compactionStatusResult{}, compactionStopResult{},
 }
 
 // Every -o json document has lowerCamel keys and durations as strings:
