@@ -23,6 +23,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 		protocol.ActivityWatch:           a.Watch,
 		protocol.ActivityCompactionPlan:  a.CompactionPlan,
 		protocol.ActivityCompactInterval: a.CompactInterval,
+		protocol.ActivityApplyRetention:  a.ApplyRetention,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -100,15 +100,25 @@ func (c *compaction) period() time.Duration {
 	return domain.DefaultCompactionPeriod
 }
 
-// round plans and starts compactions for the free slots; each sends its
-// name on done when it has ended and been recorded.
+// round applies the retention rules, then plans and starts compactions
+// for the free slots; each sends its name on done when it has ended and
+// been recorded.
 func (c *compaction) round(ctx workflow.Context, done workflow.Channel) {
 	var starts []time.Time
 	for _, r := range c.running {
 		starts = append(starts, r.Start)
 	}
+	var ret protocol.ApplyRetentionResult
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, supervisorOptions), protocol.ActivityApplyRetention,
+		protocol.ApplyRetentionInput{DataSource: c.st.DataSource}).Get(ctx, &ret)
+	if err != nil {
+		c.recordError(ctx, "retention: "+errorMessage(err))
+	} else {
+		c.st.HasRetention, c.st.RetentionVersion = ret.HasRules, ret.Version
+		c.st.Dropped += int64(ret.Dropped)
+	}
 	var plan protocol.CompactionPlanResult
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, supervisorOptions), protocol.ActivityCompactionPlan,
+	err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, supervisorOptions), protocol.ActivityCompactionPlan,
 		protocol.CompactionPlanInput{DataSource: c.st.DataSource, Running: starts}).Get(ctx, &plan)
 	c.st.Rounds++
 	c.st.LastRound = workflow.Now(ctx)
@@ -195,6 +205,9 @@ func (c *compaction) publish(ctx workflow.Context) {
 	}
 	fmt.Fprintf(&b, "**%s** · datasource `%s` · config v%d · %d used segments · %d intervals pending · %d running\n\n",
 		state, st.DataSource, st.ConfigVersion, st.UsedSegments, st.Pending, len(st.Running))
+	if st.HasRetention {
+		fmt.Fprintf(&b, "retention rules v%d · %d segments dropped\n\n", st.RetentionVersion, st.Dropped)
+	}
 	fmt.Fprintf(&b, "done %d (segments %d → %d, bytes %d → %d) · conflicts %d · failed %d\n",
 		st.Done, st.SegmentsIn, st.SegmentsOut, st.BytesIn, st.BytesOut, st.Conflicts, st.Failed)
 	workflow.SetCurrentDetails(ctx, b.String())

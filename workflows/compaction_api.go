@@ -37,6 +37,11 @@ type CompactionStatus struct {
 	ConfigVersion int                     `json:"configVersion"`
 	Config        domain.CompactionConfig `json:"config"`
 	Stopping      bool                    `json:"stopping"`
+	// HasRetention: the datasource has retention rules, version
+	// RetentionVersion; Dropped counts the segments they dropped.
+	HasRetention     bool  `json:"hasRetention"`
+	RetentionVersion int   `json:"retentionVersion"`
+	Dropped          int64 `json:"dropped"`
 	// Rounds counts the plans made; Started the compactions started (it
 	// numbers their names).
 	Rounds    int       `json:"rounds"`

@@ -21,9 +21,10 @@ import (
 // finds three intervals, later plans none; the compaction of the 02:00
 // interval meets a conflict.
 type compactionFakes struct {
-	mu      sync.Mutex
-	plans   []protocol.CompactionPlanInput
-	compact []protocol.CompactIntervalInput
+	mu       sync.Mutex
+	plans    []protocol.CompactionPlanInput
+	compact  []protocol.CompactIntervalInput
+	retained int
 }
 
 var t0 = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -58,6 +59,23 @@ func (f *compactionFakes) plan(_ context.Context, in protocol.CompactionPlanInpu
 	return res, nil
 }
 
+func (f *compactionFakes) retention(context.Context, protocol.ApplyRetentionInput) (protocol.ApplyRetentionResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.retained++
+	dropped := 0
+	if f.retained == 1 {
+		dropped = 4
+	}
+	return protocol.ApplyRetentionResult{HasRules: true, Version: 3, Dropped: dropped}, nil
+}
+
+func (f *compactionFakes) register(env *testsuite.TestWorkflowEnvironment) {
+	env.RegisterActivityWithOptions(f.plan, activity.RegisterOptions{Name: protocol.ActivityCompactionPlan})
+	env.RegisterActivityWithOptions(f.compactInterval, activity.RegisterOptions{Name: protocol.ActivityCompactInterval})
+	env.RegisterActivityWithOptions(f.retention, activity.RegisterOptions{Name: protocol.ActivityApplyRetention})
+}
+
 func (f *compactionFakes) compactInterval(_ context.Context, in protocol.CompactIntervalInput) (protocol.CompactIntervalResult, error) {
 	f.mu.Lock()
 	f.compact = append(f.compact, in)
@@ -73,8 +91,7 @@ func TestCompactionWorkflowRunsPlannedIntervalsWithinItsSlots(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	f := &compactionFakes{}
-	env.RegisterActivityWithOptions(f.plan, activity.RegisterOptions{Name: protocol.ActivityCompactionPlan})
-	env.RegisterActivityWithOptions(f.compactInterval, activity.RegisterOptions{Name: protocol.ActivityCompactInterval})
+	f.register(env)
 	var st CompactionStatus
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(QueryStatus)
@@ -101,14 +118,17 @@ func TestCompactionWorkflowRunsPlannedIntervalsWithinItsSlots(t *testing.T) {
 	require.Len(t, st.Recent, 3)
 	require.Empty(t, st.Running)
 	require.True(t, st.HasConfig)
+	require.True(t, st.HasRetention)
+	require.Equal(t, 3, st.RetentionVersion)
+	require.Equal(t, int64(4), st.Dropped, "every round applies the rules; the drops add up")
+	require.Greater(t, f.retained, 2)
 }
 
 func TestCompactionWorkflowContinuesAsNewWithItsTotals(t *testing.T) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	f := &compactionFakes{}
-	env.RegisterActivityWithOptions(f.plan, activity.RegisterOptions{Name: protocol.ActivityCompactionPlan})
-	env.RegisterActivityWithOptions(f.compactInterval, activity.RegisterOptions{Name: protocol.ActivityCompactInterval})
+	f.register(env)
 	env.RegisterDelayedCallback(func() { env.SetContinueAsNewSuggested(true) }, 10*time.Minute)
 	env.ExecuteWorkflow(CompactionWorkflow, CompactionInput{DataSource: "ds", Carry: &CompactionStatus{DataSource: "ds", Started: 41, Done: 40}})
 	var can *workflow.ContinueAsNewError

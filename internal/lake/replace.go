@@ -13,13 +13,17 @@ import (
 const SummaryCompaction = "handoff.compaction"
 
 // Replace is one compaction's change to a table: the data files it read
-// leave, the ones it wrote come in, in one snapshot.
+// leave, the ones it wrote come in, in one snapshot. A retention drop is a
+// Replace without Files.
 type Replace struct {
 	DataSource string
 	Name       string   // the compaction, recorded in the summary
 	Removed    []string // URIs of the files read
 	Files      []File   // the files written
 }
+
+// ErrNoTable: the datasource has no table.
+var ErrNoTable = fmt.Errorf("the datasource has no table")
 
 // ErrNotInTable: a file a compaction read is not a live data file of the
 // table (it was published while the spec kept the table off): replacing it
@@ -39,7 +43,7 @@ func (l *Lake) ReplaceInTx(ctx context.Context, tx pgx.Tx, r Replace) (Committed
 		return Committed{}, err
 	}
 	if t == nil {
-		return Committed{}, fmt.Errorf("table %s does not exist", l.Identifier(r.DataSource))
+		return Committed{}, fmt.Errorf("table %s: %w", l.Identifier(r.DataSource), ErrNoTable)
 	}
 	cur := t.CurrentSnapshot()
 	if cur == nil {

@@ -11,7 +11,7 @@ import (
 )
 
 // CompactionConfigRecord is one version of a datasource's compaction
-// config.
+// config or retention rules.
 type CompactionConfigRecord struct {
 	Version   int
 	Config    json.RawMessage
@@ -22,29 +22,7 @@ type CompactionConfigRecord struct {
 // unless it equals the latest (as jsonb); then it records nothing and
 // returns the latest version.
 func (s *Store) SetCompactionConfig(ctx context.Context, dataSource string, config json.RawMessage) (recorded bool, version int, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('handoff.compaction-config:' || $1, 0))`, dataSource); err != nil {
-			return fmt.Errorf("lock: %w", err)
-		}
-		var latest int
-		var same bool
-		err := tx.QueryRow(ctx, `SELECT version, config = $2::jsonb FROM compaction_configs
-			WHERE datasource = $1 ORDER BY version DESC LIMIT 1`, dataSource, string(config)).Scan(&latest, &same)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-		case err != nil:
-			return fmt.Errorf("read latest config: %w", err)
-		case same:
-			version = latest
-			return nil
-		}
-		version, recorded = latest+1, true
-		if _, err := tx.Exec(ctx, `INSERT INTO compaction_configs (datasource, version, config) VALUES ($1, $2, $3::jsonb)`,
-			dataSource, version, string(config)); err != nil {
-			return fmt.Errorf("append version %d: %w", version, err)
-		}
-		return nil
-	})
+	recorded, version, err = s.appendVersion(ctx, compactionConfigs, dataSource, config)
 	if err != nil {
 		return false, 0, fmt.Errorf("record compaction config of datasource %q: %w", dataSource, err)
 	}
@@ -54,16 +32,82 @@ func (s *Store) SetCompactionConfig(ctx context.Context, dataSource string, conf
 // CompactionConfig returns the latest compaction config of a datasource;
 // ok is false when it has none.
 func (s *Store) CompactionConfig(ctx context.Context, dataSource string) (rec CompactionConfigRecord, ok bool, err error) {
-	var cfg []byte
-	err = s.pool.QueryRow(ctx, `SELECT version, config, created_at FROM compaction_configs
-		WHERE datasource = $1 ORDER BY version DESC LIMIT 1`, dataSource).Scan(&rec.Version, &cfg, &rec.CreatedAt)
+	rec, ok, err = s.latestVersion(ctx, compactionConfigs, dataSource)
+	if err != nil {
+		return rec, false, fmt.Errorf("read compaction config of datasource %q: %w", dataSource, err)
+	}
+	return rec, ok, nil
+}
+
+// SetRetentionRules appends rules as the datasource's next version, as
+// SetCompactionConfig does configs.
+func (s *Store) SetRetentionRules(ctx context.Context, dataSource string, rules json.RawMessage) (recorded bool, version int, err error) {
+	recorded, version, err = s.appendVersion(ctx, retentionRules, dataSource, rules)
+	if err != nil {
+		return false, 0, fmt.Errorf("record retention rules of datasource %q: %w", dataSource, err)
+	}
+	return recorded, version, nil
+}
+
+// RetentionRules returns the latest retention rules of a datasource; ok is
+// false when it has none.
+func (s *Store) RetentionRules(ctx context.Context, dataSource string) (rec CompactionConfigRecord, ok bool, err error) {
+	rec, ok, err = s.latestVersion(ctx, retentionRules, dataSource)
+	if err != nil {
+		return rec, false, fmt.Errorf("read retention rules of datasource %q: %w", dataSource, err)
+	}
+	return rec, ok, nil
+}
+
+// versioned is a table of per-datasource document versions (names are
+// constants; the SQL quotes them as identifiers).
+type versioned struct{ table, column string }
+
+var (
+	compactionConfigs = versioned{"compaction_configs", "config"}
+	retentionRules    = versioned{"retention_rules", "rules"}
+)
+
+// appendVersion appends doc as the datasource's next version in v, unless
+// it equals the latest (as jsonb). Concurrent calls are serialized.
+func (s *Store) appendVersion(ctx context.Context, v versioned, dataSource string, doc json.RawMessage) (recorded bool, version int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1 || $2, 0))`, "handoff."+v.table+":", dataSource); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		var latest int
+		var same bool
+		err := tx.QueryRow(ctx, `SELECT version, `+pgx.Identifier{v.column}.Sanitize()+` = $2::jsonb FROM `+pgx.Identifier{v.table}.Sanitize()+`
+			WHERE datasource = $1 ORDER BY version DESC LIMIT 1`, dataSource, string(doc)).Scan(&latest, &same)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("read the latest version: %w", err)
+		case same:
+			version = latest
+			return nil
+		}
+		version, recorded = latest+1, true
+		if _, err := tx.Exec(ctx, `INSERT INTO `+pgx.Identifier{v.table}.Sanitize()+` (datasource, version, `+pgx.Identifier{v.column}.Sanitize()+`) VALUES ($1, $2, $3::jsonb)`,
+			dataSource, version, string(doc)); err != nil {
+			return fmt.Errorf("append version %d: %w", version, err)
+		}
+		return nil
+	})
+	return recorded, version, err
+}
+
+func (s *Store) latestVersion(ctx context.Context, v versioned, dataSource string) (rec CompactionConfigRecord, ok bool, err error) {
+	var doc []byte
+	err = s.pool.QueryRow(ctx, `SELECT version, `+pgx.Identifier{v.column}.Sanitize()+`, created_at FROM `+pgx.Identifier{v.table}.Sanitize()+`
+		WHERE datasource = $1 ORDER BY version DESC LIMIT 1`, dataSource).Scan(&rec.Version, &doc, &rec.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return CompactionConfigRecord{}, false, nil
 	}
 	if err != nil {
-		return CompactionConfigRecord{}, false, fmt.Errorf("read compaction config of datasource %q: %w", dataSource, err)
+		return CompactionConfigRecord{}, false, err
 	}
-	rec.Config = cfg
+	rec.Config = doc
 	return rec, true, nil
 }
 

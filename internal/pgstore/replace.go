@@ -62,7 +62,7 @@ func (s *Store) Replace(ctx context.Context, r Replacement) (alreadyDone bool, e
 			}
 		}
 		batch := &pgx.Batch{}
-		batch.Queue(`UPDATE segments SET used = false, compacted_by = $3 WHERE datasource = $1 AND id = ANY($2)`,
+		batch.Queue(`UPDATE segments SET used = false, compacted_by = $3, unused_at = now() WHERE datasource = $1 AND id = ANY($2)`,
 			r.DataSource, r.Replaced, r.Name)
 		for _, seg := range r.New {
 			batch.Queue(`INSERT INTO segments (id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum)

@@ -60,3 +60,16 @@ type CompactIntervalResult struct {
 	// AlreadyDone: an earlier attempt committed (its answer was lost).
 	AlreadyDone bool
 }
+
+// ApplyRetentionInput names the datasource whose rules to apply.
+type ApplyRetentionInput struct {
+	DataSource string
+}
+
+// ApplyRetentionResult says which rules were in force and what they
+// dropped.
+type ApplyRetentionResult struct {
+	HasRules bool
+	Version  int
+	Dropped  int
+}

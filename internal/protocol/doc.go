@@ -38,3 +38,6 @@ const (
 	ActivityCompactionPlan  = "CompactionPlan"
 	ActivityCompactInterval = "CompactInterval"
 )
+
+// The retention pass of a datasource's compaction workflow.
+const ActivityApplyRetention = "ApplyRetention"

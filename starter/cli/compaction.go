@@ -75,17 +75,9 @@ maxConcurrentCompactions 1, period PT5M; dataSource may be left out.`,
 			if err != nil {
 				return err
 			}
-			c, err := a.temporal(ctx)
-			if err != nil {
+			if res.RunID, err = a.startLifecycle(ctx, ds); err != nil {
 				return err
 			}
-			run, err := c.SignalWithStartWorkflow(ctx, res.WorkflowID, workflows.SignalCompactionWake, nil,
-				client.StartWorkflowOptions{ID: res.WorkflowID, TaskQueue: workflows.TaskQueue},
-				workflows.CompactionWorkflowName, workflows.CompactionInput{DataSource: ds})
-			if err != nil {
-				return fmt.Errorf("start %s: %w", res.WorkflowID, err)
-			}
-			res.RunID = run.GetRunID()
 			return a.out.print(res)
 		}),
 	}
@@ -103,14 +95,7 @@ func addDatabaseFlag(cmd *cobra.Command, dbURL *string) {
 // readCompactionConfig reads, completes and validates a config file for
 // ds; raw is the config with its defaults, as recorded.
 func (a *app) readCompactionConfig(path, ds string) (domain.CompactionConfig, json.RawMessage, error) {
-	var data []byte
-	var err error
-	if path == "-" {
-		path = "stdin"
-		data, err = io.ReadAll(a.io.Stdin)
-	} else {
-		data, err = os.ReadFile(path)
-	}
+	data, path, err := a.readDoc(path)
 	if err != nil {
 		return domain.CompactionConfig{}, nil, fmt.Errorf("read compaction config: %w", err)
 	}
@@ -132,6 +117,33 @@ func (a *app) readCompactionConfig(path, ds string) (domain.CompactionConfig, js
 	}
 	raw, _ := json.Marshal(cfg)
 	return cfg, raw, nil
+}
+
+// readDoc reads a file, or stdin for "-"; name is what errors call it.
+func (a *app) readDoc(path string) (data []byte, name string, err error) {
+	if path == "-" {
+		data, err = io.ReadAll(a.io.Stdin)
+		return data, "stdin", err
+	}
+	data, err = os.ReadFile(path)
+	return data, path, err
+}
+
+// startLifecycle starts the datasource's compaction workflow, which also
+// applies its retention rules, or wakes it when it runs.
+func (a *app) startLifecycle(ctx context.Context, ds string) (runID string, err error) {
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return "", err
+	}
+	wid := workflows.CompactionWorkflowID(ds)
+	run, err := c.SignalWithStartWorkflow(ctx, wid, workflows.SignalCompactionWake, nil,
+		client.StartWorkflowOptions{ID: wid, TaskQueue: workflows.TaskQueue},
+		workflows.CompactionWorkflowName, workflows.CompactionInput{DataSource: ds})
+	if err != nil {
+		return "", fmt.Errorf("start %s: %w", wid, err)
+	}
+	return run.GetRunID(), nil
 }
 
 type compactionSetResult struct {
@@ -246,6 +258,9 @@ func (r compactionStatusResult) writeText(w io.Writer) error {
 	fmt.Fprintf(w, "compaction of %s: %s, config version %d\n", r.DataSource, state, r.ConfigVersion)
 	fmt.Fprintf(w, "  used segments %d, intervals pending %d, running %d; rounds %d, last %s, next %s\n",
 		r.UsedSegments, r.Pending, len(r.Running), r.Rounds, fmtTime(r.LastRound), fmtTime(r.NextRound))
+	if r.HasRetention {
+		fmt.Fprintf(w, "  retention rules version %d: %d segments dropped\n", r.RetentionVersion, r.Dropped)
+	}
 	fmt.Fprintf(w, "  done %d: segments %d → %d, rows %d → %d, bytes %d → %d; conflicts %d, failed %d\n",
 		r.Done, r.SegmentsIn, r.SegmentsOut, r.RowsIn, r.RowsOut, r.BytesIn, r.BytesOut, r.Conflicts, r.Failed)
 	for _, run := range r.Running {
