@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"go.temporal.io/sdk/temporal"
@@ -18,6 +17,7 @@ import (
 	"handoff/internal/pgstore"
 	"handoff/internal/protocol"
 	"handoff/internal/segment"
+	"handoff/internal/storage"
 	"handoff/internal/workload"
 )
 
@@ -156,7 +156,7 @@ type compactWriter struct {
 func (a *Activities) compactSegments(ctx context.Context, in protocol.CompactIntervalInput, spec domain.Spec, segs []pgstore.Segment, tmpDir string, run *running) (*compactWriter, error) {
 	paths := make([]string, len(segs))
 	for i, s := range segs {
-		key, err := a.deepKey(s.URI)
+		key, err := storage.KeyOf(a.Deep, s.URI)
 		if err != nil {
 			return nil, err
 		}
@@ -260,14 +260,4 @@ func (cw *compactWriter) finish(ctx context.Context) error {
 		cw.files = append(cw.files, lake.File{URI: uri, Footer: footer})
 	}
 	return nil
-}
-
-// deepKey is the deep-storage key of a segment's URI.
-func (a *Activities) deepKey(uri string) (string, error) {
-	base := strings.TrimSuffix(a.Deep.URI("x"), "x")
-	key, ok := strings.CutPrefix(uri, base)
-	if !ok || key == "" {
-		return "", fmt.Errorf("segment %s is not in deep storage %s", uri, base)
-	}
-	return key, nil
 }

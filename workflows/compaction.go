@@ -27,6 +27,16 @@ var compactionOptions = workflow.ActivityOptions{
 	},
 }
 
+// retentionOptions: a retention pass drops in one transaction and kills
+// file by file; a retry redoes what is left.
+var retentionOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 10 * time.Minute,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Second, MaximumAttempts: 3,
+		NonRetryableErrorTypes: []string{domain.ErrInvalidSpec},
+	},
+}
+
 // maxRecentCompactions bounds the outcomes the status keeps.
 const maxRecentCompactions = 10
 
@@ -109,13 +119,14 @@ func (c *compaction) round(ctx workflow.Context, done workflow.Channel) {
 		starts = append(starts, r.Start)
 	}
 	var ret protocol.ApplyRetentionResult
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, supervisorOptions), protocol.ActivityApplyRetention,
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, retentionOptions), protocol.ActivityApplyRetention,
 		protocol.ApplyRetentionInput{DataSource: c.st.DataSource}).Get(ctx, &ret)
 	if err != nil {
 		c.recordError(ctx, "retention: "+errorMessage(err))
 	} else {
 		c.st.HasRetention, c.st.RetentionVersion = ret.HasRules, ret.Version
 		c.st.Dropped += int64(ret.Dropped)
+		c.st.Killed, c.st.KilledBytes = c.st.Killed+int64(ret.Killed), c.st.KilledBytes+ret.KilledBytes
 	}
 	var plan protocol.CompactionPlanResult
 	err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, supervisorOptions), protocol.ActivityCompactionPlan,
@@ -207,6 +218,9 @@ func (c *compaction) publish(ctx workflow.Context) {
 		state, st.DataSource, st.ConfigVersion, st.UsedSegments, st.Pending, len(st.Running))
 	if st.HasRetention {
 		fmt.Fprintf(&b, "retention rules v%d · %d segments dropped\n\n", st.RetentionVersion, st.Dropped)
+	}
+	if st.Killed > 0 {
+		fmt.Fprintf(&b, "killed %d unused segments' files (%d bytes)\n\n", st.Killed, st.KilledBytes)
 	}
 	fmt.Fprintf(&b, "done %d (segments %d → %d, bytes %d → %d) · conflicts %d · failed %d\n",
 		st.Done, st.SegmentsIn, st.SegmentsOut, st.BytesIn, st.BytesOut, st.Conflicts, st.Failed)

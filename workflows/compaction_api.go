@@ -42,6 +42,9 @@ type CompactionStatus struct {
 	HasRetention     bool  `json:"hasRetention"`
 	RetentionVersion int   `json:"retentionVersion"`
 	Dropped          int64 `json:"dropped"`
+	// Killed counts the unused segments whose files were deleted.
+	Killed      int64 `json:"killed"`
+	KilledBytes int64 `json:"killedBytes"`
 	// Rounds counts the plans made; Started the compactions started (it
 	// numbers their names).
 	Rounds    int       `json:"rounds"`

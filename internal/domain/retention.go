@@ -28,10 +28,25 @@ type RetentionRule struct {
 	IncludeFuture *bool    `json:"includeFuture,omitempty"`
 }
 
-// RetentionRules are a datasource's rules, in order.
+// RetentionRules are a datasource's rules, in order, and how long the
+// file of a segment that became unused (dropped, or replaced by a
+// compaction) stays in deep storage before it is killed (default P1D).
 type RetentionRules struct {
-	DataSource string          `json:"dataSource"`
-	Rules      []RetentionRule `json:"rules"`
+	DataSource      string          `json:"dataSource"`
+	Rules           []RetentionRule `json:"rules"`
+	KillGracePeriod Duration        `json:"killGracePeriod,omitempty"`
+}
+
+// DefaultKillGracePeriod is the default of KillGracePeriod: Druid's kill
+// also keeps a day.
+const DefaultKillGracePeriod = 24 * time.Hour
+
+// KillGrace is KillGracePeriod or its default.
+func (r RetentionRules) KillGrace() time.Duration {
+	if r.KillGracePeriod > 0 {
+		return r.KillGracePeriod.D()
+	}
+	return DefaultKillGracePeriod
 }
 
 // ParseRetentionRules decodes and validates rules, refusing unknown

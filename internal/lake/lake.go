@@ -76,6 +76,9 @@ func New(pool *pgxpool.Pool, deep storage.Store, cfg Config) *Lake {
 // Config returns the configuration with defaults filled in.
 func (l *Lake) Config() Config { return l.cfg }
 
+// Deep is the deep storage the tables (and segments) live in.
+func (l *Lake) Deep() storage.Store { return l.deep }
+
 // Warehouse is the URI tables live under.
 func (l *Lake) Warehouse() string { return baseURI(l.deep) }
 

@@ -66,10 +66,12 @@ type ApplyRetentionInput struct {
 	DataSource string
 }
 
-// ApplyRetentionResult says which rules were in force and what they
-// dropped.
+// ApplyRetentionResult says which rules were in force, what they dropped
+// and which unused segments' files the kill deleted.
 type ApplyRetentionResult struct {
-	HasRules bool
-	Version  int
-	Dropped  int
+	HasRules    bool
+	Version     int
+	Dropped     int
+	Killed      int
+	KilledBytes int64
 }

@@ -95,3 +95,14 @@ func checkElems(key string) error {
 	}
 	return nil
 }
+
+// KeyOf is the key under which s holds the object at uri (the inverse of
+// s.URI), or an error when uri is not in s.
+func KeyOf(s Store, uri string) (string, error) {
+	base := strings.TrimSuffix(s.URI("x"), "x")
+	key, ok := strings.CutPrefix(uri, base)
+	if !ok || key == "" {
+		return "", fmt.Errorf("%s is not in storage %s", uri, base)
+	}
+	return key, nil
+}

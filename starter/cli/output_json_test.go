@@ -24,7 +24,7 @@ var printedResults = []textWriter{
 	statusResult{}, watchLine{}, stopResult{}, operationResult{}, specUpdateResult{}, validateResult{},
 	tableResult{}, tableCreateResult{},
 	compactionSetResult{}, compactionShowResult{}, compactionStatusResult{}, compactionStopResult{},
-	retentionSetResult{}, retentionShowResult{},
+	retentionSetResult{}, retentionShowResult{}, killResult{},
 }
 
 // Every -o json document has lowerCamel keys and durations as strings:

@@ -1,0 +1,47 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Unused is an unused segment whose file is still in deep storage.
+type Unused struct {
+	ID       string
+	URI      string
+	Bytes    int64
+	UnusedAt time.Time
+}
+
+// UnusedBefore lists the datasource's unused, unkilled segments that
+// became unused before t, oldest first. Segments made unused before
+// unused_at was recorded are not listed: their age is unknown.
+func (s *Store) UnusedBefore(ctx context.Context, dataSource string, t time.Time) ([]Unused, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, uri, bytes, unused_at FROM segments
+		WHERE datasource = $1 AND NOT used AND killed_at IS NULL AND unused_at < $2 ORDER BY unused_at, id`, dataSource, t)
+	if err != nil {
+		return nil, fmt.Errorf("list unused segments of datasource %q: %w", dataSource, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Unused, error) {
+		var u Unused
+		err := r.Scan(&u.ID, &u.URI, &u.Bytes, &u.UnusedAt)
+		return u, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list unused segments of datasource %q: %w", dataSource, err)
+	}
+	return out, nil
+}
+
+// MarkKilled records that the files of ids are deleted. Only unused
+// segments are marked.
+func (s *Store) MarkKilled(ctx context.Context, dataSource string, ids []string) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE segments SET killed_at = now() WHERE datasource = $1 AND id = ANY($2) AND NOT used AND killed_at IS NULL`,
+		dataSource, ids); err != nil {
+		return fmt.Errorf("mark segments of datasource %q killed: %w", dataSource, err)
+	}
+	return nil
+}
