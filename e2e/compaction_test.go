@@ -149,4 +149,3 @@ func (s *stack) requireNoSegmentReplacedTwice(ds string) {
 			OR NOT EXISTS (SELECT 1 FROM segments n WHERE n.datasource = $1 AND n.sequence_name = o.compacted_by))`, ds).Scan(&orphans))
 	require.Zero(s.t, orphans, "unused segments without the compaction that replaced them")
 }
-
