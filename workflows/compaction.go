@@ -54,7 +54,7 @@ func CompactionWorkflow(ctx workflow.Context, in CompactionInput) error {
 	c := &compaction{st: CompactionStatus{DataSource: in.DataSource}, running: map[string]CompactionRun{}}
 	if in.Carry != nil {
 		c.st = *in.Carry
-		c.st.Running, c.st.Stopping = nil, false
+		c.st.Running = nil
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (CompactionStatus, error) { return c.status(), nil }); err != nil {
 		return err
@@ -87,6 +87,13 @@ func CompactionWorkflow(ctx workflow.Context, in CompactionInput) error {
 		}
 		sel.Select(ctx)
 		cancel()
+	}
+	// A stop that came while this run was deciding to continue as new
+	// must not be left behind in it.
+	for stop.ReceiveAsync(nil) {
+		c.st.Stopping = true
+	}
+	for wake.ReceiveAsync(nil) { // the next run plans at once anyway
 	}
 	if c.st.Stopping {
 		return nil

@@ -141,3 +141,19 @@ func TestCompactionWorkflowContinuesAsNewWithItsTotals(t *testing.T) {
 	require.Equal(t, 44, next.Carry.Started, "names keep counting")
 	require.Empty(t, next.Carry.Running, "it continues as new only with nothing running")
 }
+
+// A stop that arrives as the run decides to continue as new ends the
+// workflow; it is not lost at the boundary.
+func TestCompactionWorkflowStopAtTheContinueAsNewBoundaryEndsIt(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	f := &compactionFakes{}
+	f.register(env)
+	env.RegisterDelayedCallback(func() {
+		env.SetContinueAsNewSuggested(true)
+		env.SignalWorkflow(SignalStop, StopSignal{})
+	}, 10*time.Minute)
+	env.ExecuteWorkflow(CompactionWorkflow, CompactionInput{DataSource: "ds"})
+	require.True(t, env.IsWorkflowCompleted())
+	require.NoError(t, env.GetWorkflowError(), "stopped, not continued as new")
+}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every Store runs this contract: Local on a temp dir, S3 on an in-process
@@ -278,6 +279,32 @@ func assertList(t *testing.T, s Store, prefix string, want []string) {
 	}
 	if (len(got) != 0 || len(want) != 0) && !reflect.DeepEqual(got, want) {
 		t.Fatalf("List(%q) = %q, want %q", prefix, got, want)
+	}
+	// ListObjects lists the same files, each with its size and a recent
+	// modification time.
+	objs, err := s.ListObjects(context.Background(), prefix)
+	if err != nil {
+		t.Fatalf("ListObjects(%q): %v", prefix, err)
+	}
+	if len(objs) != len(got) {
+		t.Fatalf("ListObjects(%q) listed %d files, List %d", prefix, len(objs), len(got))
+	}
+	for i, o := range objs {
+		if o.Key != got[i] {
+			t.Fatalf("ListObjects(%q)[%d] = %q, List has %q", prefix, i, o.Key, got[i])
+		}
+		r, err := s.Open(context.Background(), o.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, r)
+		r.Close()
+		if o.Size != n {
+			t.Fatalf("ListObjects(%q): %s has size %d, its content %d bytes", prefix, o.Key, o.Size, n)
+		}
+		if age := time.Since(o.Modified); age < -time.Minute || age > time.Hour {
+			t.Fatalf("ListObjects(%q): %s modified %s, not recently", prefix, o.Key, o.Modified)
+		}
 	}
 }
 

@@ -180,6 +180,12 @@ func (l *Local) DeleteDir(ctx context.Context, dir string) error {
 // List walks only the directory that holds prefix's last "/", so listing
 // one datasource does not scan the whole store.
 func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
+	objs, err := l.ListObjects(ctx, prefix)
+	return keysOf(objs), err
+}
+
+// ListObjects implements Store.
+func (l *Local) ListObjects(ctx context.Context, prefix string) ([]Object, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, fmt.Errorf("list %q: %w", prefix, err)
 	}
@@ -187,7 +193,7 @@ func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
 	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
 		start = l.Path(prefix[:i])
 	}
-	var keys []string
+	var objs []Object
 	err := filepath.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if path == start && errors.Is(err, fs.ErrNotExist) {
@@ -209,13 +215,20 @@ func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
 				return fs.SkipDir
 			}
 		case d.Type().IsRegular() && !strings.Contains(d.Name(), tempMarker) && strings.HasPrefix(key, prefix):
-			keys = append(keys, key)
+			info, err := d.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // deleted while listed
+			}
+			if err != nil {
+				return err
+			}
+			objs = append(objs, Object{Key: key, Size: info.Size(), Modified: info.ModTime()})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list %q: %w", prefix, err)
 	}
-	slices.Sort(keys)
-	return keys, nil
+	slices.SortFunc(objs, func(a, b Object) int { return strings.Compare(a.Key, b.Key) })
+	return objs, nil
 }

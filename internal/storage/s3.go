@@ -147,24 +147,30 @@ func (s *S3) DeleteDir(ctx context.Context, dir string) error {
 // markers that some consoles create (names ending in "/") are not keys and
 // are left out.
 func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
+	objs, err := s.ListObjects(ctx, prefix)
+	return keysOf(objs), err
+}
+
+// ListObjects implements Store.
+func (s *S3) ListObjects(ctx context.Context, prefix string) ([]Object, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, fmt.Errorf("list %q: %w", prefix, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("list %q: %w", prefix, err)
 	}
-	var keys []string
+	var objs []Object
 	opts := minio.ListObjectsOptions{Prefix: s.prefix + prefix, Recursive: true}
 	for obj := range s.core.ListObjectsIter(ctx, s.bucket, opts) {
 		if obj.Err != nil {
 			return nil, fmt.Errorf("list %q: %w", prefix, obj.Err)
 		}
 		if key := strings.TrimPrefix(obj.Key, s.prefix); !strings.HasSuffix(key, "/") {
-			keys = append(keys, key)
+			objs = append(objs, Object{Key: key, Size: obj.Size, Modified: obj.LastModified})
 		}
 	}
-	slices.Sort(keys)
-	return keys, nil
+	slices.SortFunc(objs, func(a, b Object) int { return strings.Compare(a.Key, b.Key) })
+	return objs, nil
 }
 
 func isNoSuchKey(err error) bool {

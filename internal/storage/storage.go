@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // ErrNotFound is returned, wrapped, by Open for a missing key.
@@ -33,8 +34,26 @@ type Store interface {
 	// List returns the sorted keys that start with prefix (a plain string
 	// prefix, as in S3: "a/b" matches "a/b/c" and "a/bc").
 	List(ctx context.Context, prefix string) ([]string, error)
+	// ListObjects is List with each file's size and last modification.
+	ListObjects(ctx context.Context, prefix string) ([]Object, error)
 	// URI names the file at key for humans and metadata, e.g. file:///abs/key.
 	URI(key string) string
+}
+
+// Object is a listed file.
+type Object struct {
+	Key      string
+	Size     int64
+	Modified time.Time
+}
+
+// keysOf returns the objects' keys.
+func keysOf(objs []Object) []string {
+	keys := make([]string, len(objs))
+	for i, o := range objs {
+		keys[i] = o.Key
+	}
+	return keys
 }
 
 // tempMarker is part of every temp file name; keys may not use it, so List
