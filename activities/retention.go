@@ -20,7 +20,9 @@ import (
 // ApplyRetention drops the used segments the datasource's retention rules
 // in force drop now, in one transaction with the Iceberg delete snapshot
 // of their files when the datasource has a table; then it kills the
-// unused segments past the rules' kill grace period (lifecycle.Killer).
+// unused segments past the rules' kill grace period and sweeps the files
+// nothing lists, older than that grace and at least
+// lifecycle.MinSweepGrace (lifecycle.Killer).
 // Without rules nothing is dropped and the kill keeps the default grace.
 func (a *Activities) ApplyRetention(ctx context.Context, in protocol.ApplyRetentionInput) (protocol.ApplyRetentionResult, error) {
 	rec, ok, err := a.Store.RetentionRules(ctx, in.DataSource)
@@ -45,6 +47,11 @@ func (a *Activities) ApplyRetention(ctx context.Context, in protocol.ApplyRetent
 		return protocol.ApplyRetentionResult{}, err
 	}
 	res.Killed, res.KilledBytes = len(killed.Killed), killed.Bytes
+	swept, err := k.Sweep(ctx, in.DataSource, max(rules.KillGrace(), lifecycle.MinSweepGrace), false)
+	if err != nil {
+		return protocol.ApplyRetentionResult{}, err
+	}
+	res.Swept, res.SweptBytes = len(swept.Deleted), swept.Bytes
 	return res, nil
 }
 

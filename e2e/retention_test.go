@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"handoff/internal/eventgen"
 	"handoff/internal/lake"
 	"handoff/internal/lake/laketest"
+	"handoff/internal/lifecycle"
 )
 
 // TestRetentionDropsOldIntervalsAndKillDeletesExactlyTheUnreferencedFiles
@@ -23,8 +25,9 @@ import (
 // compaction and a rule that drops what ended more than a day ago: the old
 // intervals leave the used segments and the Iceberg table, the recent ones
 // are compacted, every recent event is still there exactly once, and once
-// the table's old snapshots expire, the kill leaves in deep storage exactly
-// the files of the used segments.
+// the table's old snapshots expire, the kill and the orphan sweep (of a
+// file a failed publish left) leave in deep storage exactly the files of
+// the used segments.
 func TestRetentionDropsOldIntervalsAndKillDeletesExactlyTheUnreferencedFiles(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, 2, activities.Faults{})
@@ -88,6 +91,27 @@ func TestRetentionDropsOldIntervalsAndKillDeletesExactlyTheUnreferencedFiles(t *
 	s.stopCompaction(ds)
 	t.Logf("lifecycle: %d dropped, %d killed (%d bytes), %d compactions, %d conflicts", st.Dropped, st.Killed, st.KilledBytes, st.Done, st.Conflicts)
 	require.GreaterOrEqual(t, st.Dropped, int64(2), "each old interval had a segment or more")
+
+	// A publish that failed its offset check leaves its segment file
+	// behind, listed by nothing; the workflow's sweep leaves files younger
+	// than lifecycle.MinSweepGrace alone, a sweep with a short grace (as
+	// starter kill --sweep-grace runs it) deletes it, and nothing else.
+	orphan := ds + "/" + recent.Format("20060102T150405Z") + "_" + recent.Add(time.Minute).Format("20060102T150405Z") + "/" + ds + "_g0_s99.parquet"
+	require.NoError(t, s.deep.Put(context.Background(), orphan, func(w io.Writer) error {
+		_, err := w.Write([]byte("PAR1 a segment whose publish failed its offset check"))
+		return err
+	}))
+	time.Sleep(20 * time.Millisecond)
+	k := lifecycle.Killer{Store: s.store, Deep: s.deep, Tables: s.acts.Tables}
+	dry, err := k.Sweep(context.Background(), ds, 10*time.Millisecond, true)
+	require.NoError(t, err)
+	require.Len(t, dry.Deleted, 1, "the dry run lists the orphan and only it: %+v", dry.Deleted)
+	require.Equal(t, s.deep.URI(orphan), dry.Deleted[0].URI)
+	_, err = s.deep.Open(context.Background(), orphan)
+	require.NoError(t, err, "a dry run deletes nothing")
+	swept, err := k.Sweep(context.Background(), ds, 10*time.Millisecond, false)
+	require.NoError(t, err)
+	require.Len(t, swept.Deleted, 1)
 
 	// Deep storage holds exactly the used segments' files (and the table's
 	// metadata).

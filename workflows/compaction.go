@@ -134,6 +134,7 @@ func (c *compaction) round(ctx workflow.Context, done workflow.Channel) {
 		c.st.HasRetention, c.st.RetentionVersion = ret.HasRules, ret.Version
 		c.st.Dropped += int64(ret.Dropped)
 		c.st.Killed, c.st.KilledBytes = c.st.Killed+int64(ret.Killed), c.st.KilledBytes+ret.KilledBytes
+		c.st.Swept, c.st.SweptBytes = c.st.Swept+int64(ret.Swept), c.st.SweptBytes+ret.SweptBytes
 	}
 	var plan protocol.CompactionPlanResult
 	err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, supervisorOptions), protocol.ActivityCompactionPlan,
@@ -226,8 +227,8 @@ func (c *compaction) publish(ctx workflow.Context) {
 	if st.HasRetention {
 		fmt.Fprintf(&b, "retention rules v%d · %d segments dropped\n\n", st.RetentionVersion, st.Dropped)
 	}
-	if st.Killed > 0 {
-		fmt.Fprintf(&b, "killed %d unused segments' files (%d bytes)\n\n", st.Killed, st.KilledBytes)
+	if st.Killed > 0 || st.Swept > 0 {
+		fmt.Fprintf(&b, "killed %d unused segments' files (%d bytes) · swept %d orphaned files (%d bytes)\n\n", st.Killed, st.KilledBytes, st.Swept, st.SweptBytes)
 	}
 	fmt.Fprintf(&b, "done %d (segments %d → %d, bytes %d → %d) · conflicts %d · failed %d\n",
 		st.Done, st.SegmentsIn, st.SegmentsOut, st.BytesIn, st.BytesOut, st.Conflicts, st.Failed)

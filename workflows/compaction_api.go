@@ -45,6 +45,9 @@ type CompactionStatus struct {
 	// Killed counts the unused segments whose files were deleted.
 	Killed      int64 `json:"killed"`
 	KilledBytes int64 `json:"killedBytes"`
+	// Swept counts the orphaned files (listed by nothing) deleted.
+	Swept      int64 `json:"swept"`
+	SweptBytes int64 `json:"sweptBytes"`
 	// Rounds counts the plans made; Started the compactions started (it
 	// numbers their names).
 	Rounds    int       `json:"rounds"`

@@ -45,3 +45,22 @@ func (s *Store) MarkKilled(ctx context.Context, dataSource string, ids []string)
 	}
 	return nil
 }
+
+// SegmentURIs returns the files of every segment row of the datasource
+// whose file has not been killed: used ones, and unused ones within their
+// grace period.
+func (s *Store) SegmentURIs(ctx context.Context, dataSource string) (map[string]bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT uri FROM segments WHERE datasource = $1 AND killed_at IS NULL`, dataSource)
+	if err != nil {
+		return nil, fmt.Errorf("list segment files of datasource %q: %w", dataSource, err)
+	}
+	out := map[string]bool{}
+	var uri string
+	if _, err := pgx.ForEachRow(rows, []any{&uri}, func() error {
+		out[uri] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("list segment files of datasource %q: %w", dataSource, err)
+	}
+	return out, nil
+}

@@ -66,12 +66,16 @@ type ApplyRetentionInput struct {
 	DataSource string
 }
 
-// ApplyRetentionResult says which rules were in force, what they dropped
-// and which unused segments' files the kill deleted.
+// ApplyRetentionResult says which rules were in force, what they dropped,
+// which unused segments' files the kill deleted and which orphans the
+// sweep deleted.
 type ApplyRetentionResult struct {
 	HasRules    bool
 	Version     int
 	Dropped     int
 	Killed      int
 	KilledBytes int64
+	// Swept counts the orphaned files the sweep deleted.
+	Swept      int
+	SweptBytes int64
 }

@@ -261,8 +261,8 @@ func (r compactionStatusResult) writeText(w io.Writer) error {
 	if r.HasRetention {
 		fmt.Fprintf(w, "  retention rules version %d: %d segments dropped\n", r.RetentionVersion, r.Dropped)
 	}
-	if r.Killed > 0 {
-		fmt.Fprintf(w, "  killed: the files of %d unused segments, %d bytes\n", r.Killed, r.KilledBytes)
+	if r.Killed > 0 || r.Swept > 0 {
+		fmt.Fprintf(w, "  killed: the files of %d unused segments, %d bytes; swept: %d orphaned files, %d bytes\n", r.Killed, r.KilledBytes, r.Swept, r.SweptBytes)
 	}
 	fmt.Fprintf(w, "  done %d: segments %d → %d, rows %d → %d, bytes %d → %d; conflicts %d, failed %d\n",
 		r.Done, r.SegmentsIn, r.SegmentsOut, r.RowsIn, r.RowsOut, r.BytesIn, r.BytesOut, r.Conflicts, r.Failed)
