@@ -93,6 +93,7 @@ func TestCompactionWhileIngestingIsExactlyOnce(t *testing.T) {
 		return len(per) == compactionMinutes && len(st.Running) == 0
 	}, 2*time.Minute, 200*time.Millisecond, "intervals not compacted to one segment each")
 	s.stopCompaction(ds)
+	s.recordCompactionHistories(ds)
 
 	t.Logf("compaction: %d done, %d conflicts, %d failed; segments %d → %d, rows %d → %d",
 		st.Done, st.Conflicts, st.Failed, st.SegmentsIn, st.SegmentsOut, st.RowsIn, st.RowsOut)

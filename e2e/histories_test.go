@@ -35,26 +35,41 @@ func (s *stack) recordHistories(spec domain.Spec) {
 	for g := range spec.IOConfig.TaskCount {
 		ids = append(ids, workflows.TaskGroupWorkflowID(spec.ID, g))
 	}
-	ctx := context.Background()
 	for _, id := range ids {
-		runs, err := s.temporal.ListWorkflow(ctx, listRequest(id))
-		require.NoError(s.t, err)
-		for i, run := range runs.GetExecutions() {
-			hist := &historypb.History{}
-			it := s.temporal.GetWorkflowHistory(ctx, id, run.GetExecution().GetRunId(), false, 0)
-			for it.HasNext() {
-				ev, err := it.Next()
-				require.NoError(s.t, err)
-				hist.Events = append(hist.Events, ev)
-			}
-			data, err := protojson.Marshal(hist)
-			require.NoError(s.t, err)
-			kind := strings.TrimPrefix(strings.TrimPrefix(id, "supervisor/"+spec.ID), "/")
-			if kind == "" {
-				kind = "supervisor"
-			}
-			writeGzip(s, filepath.Join(dir, fmt.Sprintf("%s_%s_run%d.json.gz", s.name, kind, i)), data)
+		kind := strings.TrimPrefix(strings.TrimPrefix(id, "supervisor/"+spec.ID), "/")
+		if kind == "" {
+			kind = "supervisor"
 		}
+		s.recordRuns(dir, id, kind)
+	}
+}
+
+// recordCompactionHistories saves, as recordHistories does, every run of
+// the datasource's compaction workflow.
+func (s *stack) recordCompactionHistories(ds string) {
+	s.t.Helper()
+	if dir := os.Getenv(recordHistoriesEnv); dir != "" {
+		require.NoError(s.t, os.MkdirAll(dir, 0o755))
+		s.recordRuns(dir, workflows.CompactionWorkflowID(ds), "compaction")
+	}
+}
+
+// recordRuns writes the history of every run of workflow id to dir.
+func (s *stack) recordRuns(dir, id, kind string) {
+	ctx := context.Background()
+	runs, err := s.temporal.ListWorkflow(ctx, listRequest(id))
+	require.NoError(s.t, err)
+	for i, run := range runs.GetExecutions() {
+		hist := &historypb.History{}
+		it := s.temporal.GetWorkflowHistory(ctx, id, run.GetExecution().GetRunId(), false, 0)
+		for it.HasNext() {
+			ev, err := it.Next()
+			require.NoError(s.t, err)
+			hist.Events = append(hist.Events, ev)
+		}
+		data, err := protojson.Marshal(hist)
+		require.NoError(s.t, err)
+		writeGzip(s, filepath.Join(dir, fmt.Sprintf("%s_%s_run%d.json.gz", s.name, kind, i)), data)
 	}
 }
 

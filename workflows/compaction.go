@@ -125,6 +125,7 @@ func (c *compaction) round(ctx workflow.Context, done workflow.Channel) {
 	for _, r := range c.running {
 		starts = append(starts, r.Start)
 	}
+	slices.SortFunc(starts, time.Time.Compare)
 	var ret protocol.ApplyRetentionResult
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, retentionOptions), protocol.ActivityApplyRetention,
 		protocol.ApplyRetentionInput{DataSource: c.st.DataSource}).Get(ctx, &ret)

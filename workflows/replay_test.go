@@ -23,7 +23,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "histories", "*.json.gz"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "no recorded histories under testdata/histories")
-	var sawContinueAsNew bool
+	var sawContinueAsNew, sawCompaction bool
 	saw := map[string]bool{} // change ids recorded by version markers
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
@@ -35,6 +35,9 @@ func TestReplayRecordedHistories(t *testing.T) {
 			hist, err := client.HistoryFromJSON(zr, client.HistoryJSONOptions{})
 			require.NoError(t, err)
 			events := hist.GetEvents()
+			if a := events[0].GetWorkflowExecutionStartedEventAttributes(); a != nil && a.GetWorkflowType().GetName() == CompactionWorkflowName {
+				sawCompaction = true
+			}
 			if events[len(events)-1].GetWorkflowExecutionContinuedAsNewEventAttributes() != nil {
 				sawContinueAsNew = true
 			}
@@ -53,6 +56,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		})
 	}
 	require.True(t, sawContinueAsNew, "the recorded histories must include a run that continued as new")
+	require.True(t, sawCompaction, "the recorded histories must include a compaction workflow's")
 	for _, change := range []string{streamConsumeChange, watchChange} {
 		require.True(t, saw[change], "no recorded history of a run with %s", change)
 	}
