@@ -232,32 +232,20 @@ func (cw *compactWriter) finish(ctx context.Context) error {
 	}
 	w, f := cw.w, cw.cur
 	cw.w, cw.cur = nil, nil
-	defer os.Remove(f.Name())
-	defer f.Close()
-	info, err := w.Close()
-	if err != nil {
-		return err
-	}
-	var footer lake.Footer
-	if cw.ids != nil {
-		if footer, err = lake.ReadFooter(f.Name()); err != nil {
-			return err
-		}
-	}
 	ds, t := cw.in.DataSource, cw.in.Task
 	interval := t.Start.UTC().Format(intervalFormat) + "_" + t.End.UTC().Format(intervalFormat)
 	n := strconv.Itoa(len(cw.out))
 	key := ds + "/" + interval + "/" + cw.in.Name + "-" + n + ".parquet"
-	if err := putFile(ctx, cw.a.Deep, key, f); err != nil {
-		return fmt.Errorf("write segment %s: %w", key, err)
+	sf, err := cw.a.storeSegmentFile(ctx, w, f, key, cw.ids != nil)
+	if err != nil {
+		return err
 	}
-	uri := cw.a.Deep.URI(key)
 	cw.out = append(cw.out, pgstore.Segment{
 		ID: ds + "_" + interval + "_" + cw.in.Name + "_" + n, DataSource: ds, IntervalStart: t.Start, IntervalEnd: t.End,
-		Version: cw.in.Name, SequenceName: cw.in.Name, Rows: info.Rows, Bytes: info.Bytes, URI: uri, Checksum: info.Checksum,
+		Version: cw.in.Name, SequenceName: cw.in.Name, Rows: sf.info.Rows, Bytes: sf.info.Bytes, URI: sf.uri, Checksum: sf.info.Checksum,
 	})
 	if cw.ids != nil {
-		cw.files = append(cw.files, lake.File{URI: uri, Footer: footer})
+		cw.files = append(cw.files, lake.File{URI: sf.uri, Footer: sf.footer})
 	}
 	return nil
 }

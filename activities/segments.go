@@ -114,32 +114,21 @@ func (iw *intervalWriter) finish(ctx context.Context) error {
 	}
 	w, f := iw.w, iw.file
 	iw.w, iw.file = nil, nil
-	defer os.Remove(f.Name())
-	defer f.Close()
-	info, err := w.Close()
+	ds := iw.in.Spec.DataSchema.DataSource
+	end := iw.in.Spec.DataSchema.GranularitySpec.SegmentGranularity.Next(iw.start)
+	interval := iw.start.Format(intervalFormat) + "_" + end.Format(intervalFormat)
+	key := filepath.ToSlash(filepath.Join(ds, interval, iw.name+".parquet"))
+	sf, err := iw.a.storeSegmentFile(ctx, w, f, key, iw.ids != nil)
 	if err != nil {
 		return err
 	}
-	var footer lake.Footer
-	if iw.ids != nil {
-		if footer, err = lake.ReadFooter(f.Name()); err != nil {
-			return err
-		}
-	}
-	ds := iw.in.Spec.DataSchema.DataSource
-	end := iw.in.Spec.DataSchema.GranularitySpec.SegmentGranularity.Next(iw.start)
-	interval := iw.start.Format("20060102T150405Z") + "_" + end.Format("20060102T150405Z")
-	key := filepath.ToSlash(filepath.Join(ds, interval, iw.name+".parquet"))
-	if err := putFile(ctx, iw.a.Deep, key, f); err != nil {
-		return fmt.Errorf("write segment %s: %w", key, err)
-	}
 	iw.out = append(iw.out, pgstore.Segment{
 		ID: ds + "_" + interval + "_" + iw.name, DataSource: ds, IntervalStart: iw.start, IntervalEnd: end,
-		Version: iw.name, SequenceName: iw.name, Rows: info.Rows, Bytes: info.Bytes,
-		URI: iw.a.Deep.URI(key), Checksum: info.Checksum,
+		Version: iw.name, SequenceName: iw.name, Rows: sf.info.Rows, Bytes: sf.info.Bytes,
+		URI: sf.uri, Checksum: sf.info.Checksum,
 	})
 	if iw.ids != nil {
-		iw.files = append(iw.files, lake.File{URI: iw.a.Deep.URI(key), Footer: footer})
+		iw.files = append(iw.files, lake.File{URI: sf.uri, Footer: sf.footer})
 	}
 	return nil
 }
