@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// CompactionConfigRecord is one version of a datasource's compaction
+// VersionedDoc is one version of a datasource's compaction
 // config or retention rules.
-type CompactionConfigRecord struct {
+type VersionedDoc struct {
 	Version   int
 	Config    json.RawMessage
 	CreatedAt time.Time
@@ -31,7 +31,7 @@ func (s *Store) SetCompactionConfig(ctx context.Context, dataSource string, conf
 
 // CompactionConfig returns the latest compaction config of a datasource;
 // ok is false when it has none.
-func (s *Store) CompactionConfig(ctx context.Context, dataSource string) (rec CompactionConfigRecord, ok bool, err error) {
+func (s *Store) CompactionConfig(ctx context.Context, dataSource string) (rec VersionedDoc, ok bool, err error) {
 	rec, ok, err = s.latestVersion(ctx, compactionConfigs, dataSource)
 	if err != nil {
 		return rec, false, fmt.Errorf("read compaction config of datasource %q: %w", dataSource, err)
@@ -51,7 +51,7 @@ func (s *Store) SetRetentionRules(ctx context.Context, dataSource string, rules 
 
 // RetentionRules returns the latest retention rules of a datasource; ok is
 // false when it has none.
-func (s *Store) RetentionRules(ctx context.Context, dataSource string) (rec CompactionConfigRecord, ok bool, err error) {
+func (s *Store) RetentionRules(ctx context.Context, dataSource string) (rec VersionedDoc, ok bool, err error) {
 	rec, ok, err = s.latestVersion(ctx, retentionRules, dataSource)
 	if err != nil {
 		return rec, false, fmt.Errorf("read retention rules of datasource %q: %w", dataSource, err)
@@ -97,15 +97,15 @@ func (s *Store) appendVersion(ctx context.Context, v versioned, dataSource strin
 	return recorded, version, err
 }
 
-func (s *Store) latestVersion(ctx context.Context, v versioned, dataSource string) (rec CompactionConfigRecord, ok bool, err error) {
+func (s *Store) latestVersion(ctx context.Context, v versioned, dataSource string) (rec VersionedDoc, ok bool, err error) {
 	var doc []byte
 	err = s.pool.QueryRow(ctx, `SELECT version, `+pgx.Identifier{v.column}.Sanitize()+`, created_at FROM `+pgx.Identifier{v.table}.Sanitize()+`
 		WHERE datasource = $1 ORDER BY version DESC LIMIT 1`, dataSource).Scan(&rec.Version, &doc, &rec.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return CompactionConfigRecord{}, false, nil
+		return VersionedDoc{}, false, nil
 	}
 	if err != nil {
-		return CompactionConfigRecord{}, false, err
+		return VersionedDoc{}, false, err
 	}
 	rec.Config = doc
 	return rec, true, nil

@@ -8,12 +8,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 	"go.temporal.io/sdk/client"
 
 	"handoff/internal/domain"
-	"handoff/internal/pgstore"
 	"handoff/workflows"
 )
 
@@ -67,17 +65,12 @@ maxConcurrentCompactions 1, period PT5M; dataSource may be left out.`,
 			if err != nil {
 				return err
 			}
-			res := compactionSetResult{DataSource: ds, WorkflowID: workflows.CompactionWorkflowID(ds), Config: cfg}
-			err = a.withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
-				res.Recorded, res.Version, err = pgstore.New(pool).SetCompactionConfig(ctx, ds, raw)
-				return err
-			})
+			r, err := a.record(ctx, dbURL, ds, compactionConfigDoc, raw)
 			if err != nil {
 				return err
 			}
-			if res.RunID, err = a.startLifecycle(ctx, ds); err != nil {
-				return err
-			}
+			res := compactionSetResult{DataSource: ds, WorkflowID: workflows.CompactionWorkflowID(ds), Config: cfg,
+				Version: r.Version, Recorded: r.Recorded, RunID: r.RunID}
 			return a.out.print(res)
 		}),
 	}
@@ -172,20 +165,11 @@ func (a *app) compactionShowCommand() *cobra.Command {
 		Args:  exactlyOneDataSource,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
 			ctx, ds := cmd.Context(), args[0]
-			return a.withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
-				rec, ok, err := pgstore.New(pool).CompactionConfig(ctx, ds)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return fmt.Errorf("datasource %s has no compaction config: set one with starter compaction set %s -f config.json", ds, ds)
-				}
-				cfg, err := domain.ParseCompactionConfig(rec.Config)
-				if err != nil {
-					return fmt.Errorf("compaction config version %d of %s: %w", rec.Version, ds, err)
-				}
-				return a.out.print(compactionShowResult{DataSource: ds, Version: rec.Version, CreatedAt: rec.CreatedAt, Config: cfg})
-			})
+			rec, cfg, err := latest(ctx, a, dbURL, ds, compactionConfigDoc, domain.ParseCompactionConfig)
+			if err != nil {
+				return err
+			}
+			return a.out.print(compactionShowResult{DataSource: ds, Version: rec.Version, CreatedAt: rec.CreatedAt, Config: cfg})
 		}),
 	}
 	addDatabaseFlag(cmd, &dbURL)
@@ -213,12 +197,7 @@ func (a *app) compactionStatusCommand() *cobra.Command {
 		Short: "Show what a datasource's compaction is doing and has done",
 		Args:  exactlyOneDataSource,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
-			ctx, ds := cmd.Context(), args[0]
-			c, err := a.temporal(ctx)
-			if err != nil {
-				return err
-			}
-			st, err := queryCompaction(ctx, c, ds)
+			st, err := a.queryCompaction(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -227,8 +206,13 @@ func (a *app) compactionStatusCommand() *cobra.Command {
 	}
 }
 
-func queryCompaction(ctx context.Context, c client.Client, ds string) (workflows.CompactionStatus, error) {
+// queryCompaction asks compaction/DS for its status.
+func (a *app) queryCompaction(ctx context.Context, ds string) (workflows.CompactionStatus, error) {
 	var st workflows.CompactionStatus
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return st, err
+	}
 	wid := workflows.CompactionWorkflowID(ds)
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
@@ -295,22 +279,31 @@ func (a *app) compactionStopCommand() *cobra.Command {
 		Short: "Stop a datasource's compaction once its running compactions finish",
 		Args:  exactlyOneDataSource,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
-			ctx, ds := cmd.Context(), args[0]
-			c, err := a.temporal(ctx)
-			if err != nil {
-				return err
-			}
+			ds := args[0]
 			wid := workflows.CompactionWorkflowID(ds)
-			err = c.SignalWorkflow(ctx, wid, "", workflows.SignalStop, workflows.StopSignal{})
-			if isNotFound(err) {
-				return notFoundErrorf("%s is not running", wid)
-			}
-			if err != nil {
-				return fmt.Errorf("stop %s: %w", wid, err)
+			if err := a.stopCompaction(cmd.Context(), wid); err != nil {
+				return err
 			}
 			return a.out.print(compactionStopResult{DataSource: ds, WorkflowID: wid})
 		}),
 	}
+}
+
+// stopCompaction signals the workflow wid to stop once its running
+// compactions finish.
+func (a *app) stopCompaction(ctx context.Context, wid string) error {
+	c, err := a.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	err = c.SignalWorkflow(ctx, wid, "", workflows.SignalStop, workflows.StopSignal{})
+	switch {
+	case isNotFound(err):
+		return notFoundErrorf("%s is not running", wid)
+	case err != nil:
+		return fmt.Errorf("stop %s: %w", wid, err)
+	}
+	return nil
 }
 
 type compactionStopResult struct {

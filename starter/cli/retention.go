@@ -7,11 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
 
 	"handoff/internal/domain"
-	"handoff/internal/pgstore"
 	"handoff/workflows"
 )
 
@@ -54,17 +52,12 @@ func (a *app) retentionSetCommand() *cobra.Command {
 				return fmt.Errorf("invalid retention rules %s: %w", name, err)
 			}
 			raw, _ := json.Marshal(rules)
-			res := retentionSetResult{DataSource: ds, WorkflowID: workflows.CompactionWorkflowID(ds), Rules: rules.Rules}
-			err = a.withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
-				res.Recorded, res.Version, err = pgstore.New(pool).SetRetentionRules(ctx, ds, raw)
-				return err
-			})
+			r, err := a.record(ctx, dbURL, ds, retentionRulesDoc, raw)
 			if err != nil {
 				return err
 			}
-			if res.RunID, err = a.startLifecycle(ctx, ds); err != nil {
-				return err
-			}
+			res := retentionSetResult{DataSource: ds, WorkflowID: workflows.CompactionWorkflowID(ds), Rules: rules.Rules,
+				Version: r.Version, Recorded: r.Recorded, RunID: r.RunID}
 			return a.out.print(res)
 		}),
 	}
@@ -121,20 +114,11 @@ func (a *app) retentionShowCommand() *cobra.Command {
 		Args:  exactlyOneDataSource,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
 			ctx, ds := cmd.Context(), args[0]
-			return a.withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
-				rec, ok, err := pgstore.New(pool).RetentionRules(ctx, ds)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return fmt.Errorf("datasource %s has no retention rules (its segments are kept): set them with starter retention set %s -f rules.json", ds, ds)
-				}
-				rules, err := domain.ParseRetentionRules(rec.Config)
-				if err != nil {
-					return fmt.Errorf("retention rules version %d of %s: %w", rec.Version, ds, err)
-				}
-				return a.out.print(retentionShowResult{DataSource: ds, Version: rec.Version, CreatedAt: rec.CreatedAt, Rules: rules.Rules})
-			})
+			rec, rules, err := latest(ctx, a, dbURL, ds, retentionRulesDoc, domain.ParseRetentionRules)
+			if err != nil {
+				return err
+			}
+			return a.out.print(retentionShowResult{DataSource: ds, Version: rec.Version, CreatedAt: rec.CreatedAt, Rules: rules.Rules})
 		}),
 	}
 	addDatabaseFlag(cmd, &dbURL)
