@@ -24,7 +24,8 @@ import (
 // CompactInterval merges exactly the segments the task names (the bounded
 // streaming merge of a publish: memory stays flat whatever the interval
 // holds; with rollup on, rows of equal time and dimensions across segments
-// combine), writes segments of at most compact.RowsPerSegment rows under
+// combine; with the config's queryGranularity, times are first truncated
+// to it, a re-rollup), writes segments of at most compact.RowsPerSegment rows under
 // names derived from in.Name, and commits the swap of the used set in one
 // transaction, with the Iceberg replace snapshot when the datasource has a
 // table. It fails with ErrCompactionConflict, committing nothing, when a
@@ -49,6 +50,9 @@ func (a *Activities) CompactInterval(ctx context.Context, in protocol.CompactInt
 	spec, err := a.datasourceSpec(ctx, in.DataSource)
 	if err != nil {
 		return res, err
+	}
+	if err := in.Config.CheckGranularity(spec.DataSchema.GranularitySpec); err != nil {
+		return res, temporal.NewNonRetryableApplicationError("compaction "+in.Name+": "+err.Error(), domain.ErrInvalidSpec, nil)
 	}
 	tmpDir, err := os.MkdirTemp(a.scratch(), ".compact-*")
 	if err != nil {
@@ -141,6 +145,7 @@ type compactWriter struct {
 	tmpDir  string
 	rowsPer int64
 	run     *running
+	grain   domain.Granularity // the rows' query granularity (compact.Grain)
 
 	cur   *os.File
 	w     *segment.Writer
@@ -183,7 +188,12 @@ func (a *Activities) compactSegments(ctx context.Context, in protocol.CompactInt
 			return nil, fmt.Errorf("compaction %s: %w", in.Name, err)
 		}
 	}
-	err = segment.Merge(ctx, paths, schema, spec.DataSchema.GranularitySpec.RollupOn(), mergeFanIn, tmpDir, func(r domain.Row) error {
+	grains := make([]domain.Granularity, len(segs))
+	for i, s := range segs {
+		grains[i] = s.QueryGranularity
+	}
+	cw.grain = compact.Grain(grains, in.Config)
+	err = segment.MergeRegrained(ctx, paths, schema, spec.DataSchema.GranularitySpec.RollupOn(), in.Config.QueryGranularity, mergeFanIn, tmpDir, func(r domain.Row) error {
 		return cw.add(ctx, r)
 	})
 	if err == nil {
@@ -243,6 +253,7 @@ func (cw *compactWriter) finish(ctx context.Context) error {
 	cw.out = append(cw.out, pgstore.Segment{
 		ID: ds + "_" + interval + "_" + cw.in.Name + "_" + n, DataSource: ds, IntervalStart: t.Start, IntervalEnd: t.End,
 		Version: cw.in.Name, SequenceName: cw.in.Name, Rows: sf.info.Rows, Bytes: sf.info.Bytes, URI: sf.uri, Checksum: sf.info.Checksum,
+		QueryGranularity: cw.grain,
 	})
 	if cw.ids != nil {
 		cw.files = append(cw.files, lake.File{URI: sf.uri, Footer: sf.footer})

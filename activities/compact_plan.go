@@ -26,13 +26,18 @@ func (a *Activities) CompactionPlan(ctx context.Context, in protocol.CompactionP
 		return protocol.CompactionPlanResult{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("compaction config version %d of datasource %s: %v", rec.Version, in.DataSource, err), domain.ErrInvalidSpec, nil)
 	}
+	if cfg.QueryGranularity != "" {
+		if err := a.checkRerollup(ctx, cfg, rec.Version); err != nil {
+			return protocol.CompactionPlanResult{}, err
+		}
+	}
 	used, err := a.Store.Segments(ctx, in.DataSource)
 	if err != nil {
 		return protocol.CompactionPlanResult{}, err
 	}
 	segs := make([]compact.Segment, len(used))
 	for i, s := range used {
-		segs[i] = compact.Segment{ID: s.ID, Start: s.IntervalStart, End: s.IntervalEnd, Rows: s.Rows, Bytes: s.Bytes}
+		segs[i] = compact.Segment{ID: s.ID, Start: s.IntervalStart, End: s.IntervalEnd, Rows: s.Rows, Bytes: s.Bytes, Grain: s.QueryGranularity}
 	}
 	skip := map[time.Time]bool{}
 	for _, t := range in.Running {
@@ -44,4 +49,18 @@ func (a *Activities) CompactionPlan(ctx context.Context, in protocol.CompactionP
 		res.Tasks = append(res.Tasks, protocol.CompactionTask{Start: t.Start, End: t.End, SegmentIDs: t.SegmentIDs, Rows: t.Rows, Bytes: t.Bytes})
 	}
 	return res, nil
+}
+
+// checkRerollup refuses, without retries, a re-rollup granularity that
+// does not fit the datasource's latest spec (CheckGranularity).
+func (a *Activities) checkRerollup(ctx context.Context, cfg domain.CompactionConfig, version int) error {
+	spec, err := a.datasourceSpec(ctx, cfg.DataSource)
+	if err != nil {
+		return err
+	}
+	if err := cfg.CheckGranularity(spec.DataSchema.GranularitySpec); err != nil {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("compaction config version %d of datasource %s: %v", version, cfg.DataSource, err), domain.ErrInvalidSpec, nil)
+	}
+	return nil
 }

@@ -125,7 +125,7 @@ func (iw *intervalWriter) finish(ctx context.Context) error {
 	iw.out = append(iw.out, pgstore.Segment{
 		ID: ds + "_" + interval + "_" + iw.name, DataSource: ds, IntervalStart: iw.start, IntervalEnd: end,
 		Version: iw.name, SequenceName: iw.name, Rows: sf.info.Rows, Bytes: sf.info.Bytes,
-		URI: sf.uri, Checksum: sf.info.Checksum,
+		URI: sf.uri, Checksum: sf.info.Checksum, QueryGranularity: iw.in.Spec.DataSchema.GranularitySpec.QueryGranularity,
 	})
 	if iw.ids != nil {
 		iw.files = append(iw.files, lake.File{URI: sf.uri, Footer: sf.footer})

@@ -19,6 +19,9 @@ type Segment struct {
 	End   time.Time
 	Rows  int64
 	Bytes int64
+	// Grain is the query granularity its rows' times are truncated to
+	// (empty: not recorded, taken as none).
+	Grain domain.Granularity
 }
 
 // Task is one interval to compact: exactly the segments to read and
@@ -39,22 +42,54 @@ type Plan struct {
 	Pending int
 }
 
-// Full reports whether a segment is at a target already: it is left alone.
+// Full reports whether a segment is at a target already: it is left alone
+// unless it needs a re-rollup.
 func Full(s Segment, cfg domain.CompactionConfig) bool {
 	return s.Rows >= cfg.TargetRowsPerSegment || s.Bytes >= cfg.TargetBytesPerSegment
+}
+
+// NeedsRerollup reports whether the config re-rolls up to a granularity
+// the segment's rows are not at yet (a segment at that granularity or a
+// coarser one is done: it is not compacted again for it).
+func NeedsRerollup(s Segment, cfg domain.CompactionConfig) bool {
+	return cfg.QueryGranularity != "" && !s.Grain.Covers(cfg.QueryGranularity)
+}
+
+// Grain is the query granularity a task's output rows are at: the
+// config's re-rollup granularity, else the one all its inputs share, else
+// unknown (empty).
+func Grain(inputs []domain.Granularity, cfg domain.CompactionConfig) domain.Granularity {
+	if cfg.QueryGranularity != "" {
+		return cfg.QueryGranularity
+	}
+	for _, g := range inputs {
+		if g != inputs[0] {
+			return ""
+		}
+	}
+	if len(inputs) == 0 {
+		return ""
+	}
+	return inputs[0]
 }
 
 // Intervals plans a round over a datasource's used segments at now. An
 // interval is worth compacting when it ends at least
 // cfg.SkipOffsetFromLatest before now and holds two or more segments below
-// the targets; its task reads those and leaves the full ones. Intervals in
-// skip (by start) are left out: they are being compacted already.
+// the targets, or one that needs a re-rollup (NeedsRerollup); its task
+// reads those and leaves the full ones that need none. Intervals in skip
+// (by start) are left out: they are being compacted already.
 func Intervals(segs []Segment, cfg domain.CompactionConfig, now time.Time, limit int, skip map[time.Time]bool) Plan {
 	type key struct{ start, end int64 }
 	byInterval := map[key]*Task{}
+	reroll := map[key]bool{}
 	horizon := now.Add(-cfg.SkipOffsetFromLatest.D())
 	for _, s := range segs {
-		if s.End.After(horizon) || Full(s, cfg) || skip[s.Start.UTC()] {
+		if s.End.After(horizon) || skip[s.Start.UTC()] {
+			continue
+		}
+		needs := NeedsRerollup(s, cfg)
+		if Full(s, cfg) && !needs {
 			continue
 		}
 		k := key{s.Start.UnixNano(), s.End.UnixNano()}
@@ -66,10 +101,11 @@ func Intervals(segs []Segment, cfg domain.CompactionConfig, now time.Time, limit
 		t.SegmentIDs = append(t.SegmentIDs, s.ID)
 		t.Rows += s.Rows
 		t.Bytes += s.Bytes
+		reroll[k] = reroll[k] || needs
 	}
 	var tasks []Task
-	for _, t := range byInterval {
-		if len(t.SegmentIDs) < 2 {
+	for k, t := range byInterval {
+		if len(t.SegmentIDs) < 2 && !reroll[k] {
 			continue
 		}
 		slices.Sort(t.SegmentIDs)

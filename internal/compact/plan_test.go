@@ -58,3 +58,41 @@ func TestRowsPerSegmentTakesTheFirstTarget(t *testing.T) {
 	require.Equal(t, int64(512), RowsPerSegment(Task{Rows: 100, Bytes: 100 * 2048}, c))
 	require.Equal(t, int64(1000), RowsPerSegment(Task{}, c))
 }
+
+// With a re-rollup granularity, an interval is worth compacting as soon as
+// one segment is finer than it, full or alone; segments at it (or coarser)
+// are only merged when small, as without.
+func TestIntervalsRerollsUpFinerSegments(t *testing.T) {
+	at := func(s Segment, g domain.Granularity) Segment { s.Grain = g; return s }
+	c := cfg()
+	c.QueryGranularity = domain.GranularityFifteenMinute
+	segs := []Segment{
+		at(seg("a1", 0, 10, 100), domain.GranularityMinute),   // alone, finer
+		at(seg("b1", 1, 5000, 100), domain.GranularityMinute), // full, finer
+		at(seg("b2", 1, 10, 100), domain.GranularityFifteenMinute),
+		at(seg("c1", 2, 10, 100), domain.GranularityFifteenMinute), // alone, done
+		at(seg("d1", 3, 10, 100), domain.GranularityHour),          // coarser: done
+		seg("e1", 4, 10, 100),                               // not recorded: taken as none
+		at(seg("f1", 5, 5000, 100), domain.GranularityHour), // full and done
+	}
+	now := hour0.Add(24 * time.Hour)
+	p := Intervals(segs, c, now, 10, nil)
+	var got [][]string
+	for _, t := range p.Tasks {
+		got = append(got, t.SegmentIDs)
+	}
+	require.Equal(t, [][]string{{"e1"}, {"b1", "b2"}, {"a1"}}, got)
+
+	c.QueryGranularity = ""
+	require.Empty(t, Intervals(segs, c, now, 10, nil).Tasks, "without re-rollup no interval has two small segments")
+}
+
+func TestGrainOfTheOutput(t *testing.T) {
+	c := cfg()
+	m, h := domain.GranularityMinute, domain.GranularityHour
+	require.Equal(t, m, Grain([]domain.Granularity{m, m}, c), "the inputs' shared grain")
+	require.Equal(t, domain.Granularity(""), Grain([]domain.Granularity{m, h}, c), "mixed: unknown")
+	require.Equal(t, domain.Granularity(""), Grain(nil, c))
+	c.QueryGranularity = h
+	require.Equal(t, h, Grain([]domain.Granularity{m, ""}, c), "a re-rollup's grain")
+}

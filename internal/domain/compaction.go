@@ -34,10 +34,16 @@ type CompactionConfig struct {
 	MaxConcurrentCompactions int `json:"maxConcurrentCompactions,omitempty"`
 	// Period is how often the compaction workflow looks for work.
 	Period Duration `json:"period,omitempty"`
-	// QueryGranularity and SegmentGranularity (coarser re-rollup and
-	// coarser segments) are named so that a config setting them gets a
-	// clear refusal: compaction keeps the datasource's granularities.
-	QueryGranularity   string `json:"queryGranularity,omitempty"`
+	// QueryGranularity, when set, re-rolls compacted intervals up to this
+	// coarser granularity: each row's time is truncated to it and, with the
+	// datasource's rollup on, rows of equal time and dimensions combine
+	// (counts and sums add, minimums and maximums keep theirs, HLL
+	// sketches merge). It must cover the datasource's queryGranularity
+	// and be covered by its segmentGranularity (CheckGranularity). Unset:
+	// compaction keeps the granularity rows have.
+	QueryGranularity Granularity `json:"queryGranularity,omitempty"`
+	// SegmentGranularity is named so that a config setting it gets a clear
+	// refusal: compaction keeps the datasource's segment intervals.
 	SegmentGranularity string `json:"segmentGranularity,omitempty"`
 }
 
@@ -86,12 +92,37 @@ func (c CompactionConfig) Validate() error {
 		return &FieldError{Path: "targetBytesPerSegment", Msg: fmt.Sprintf("is %d, want at least 1 MiB (1048576)", c.TargetBytesPerSegment)}
 	case c.MaxConcurrentCompactions < 1 || c.MaxConcurrentCompactions > 64:
 		return &FieldError{Path: "maxConcurrentCompactions", Msg: fmt.Sprintf("is %d, want 1 to 64", c.MaxConcurrentCompactions)}
-	case c.QueryGranularity != "":
-		return &FieldError{Path: "queryGranularity", Msg: "re-rollup to a coarser query granularity is not supported: compaction keeps the datasource's granularity (and, with rollup on, rolls up rows of equal time and dimensions across segments)"}
 	case c.SegmentGranularity != "":
 		return &FieldError{Path: "segmentGranularity", Msg: "coarser segments are not supported: the Iceberg table is partitioned by the datasource's segmentGranularity, and a data file belongs to one partition"}
 	case c.Period.D() < time.Second:
 		return &FieldError{Path: "period", Msg: fmt.Sprintf("is %s, want at least 1s", c.Period.D())}
+	}
+	if c.QueryGranularity != "" {
+		g, err := ParseGranularity(string(c.QueryGranularity))
+		if err != nil {
+			return &FieldError{Path: "queryGranularity", Msg: err.Error()}
+		}
+		if g != c.QueryGranularity {
+			return &FieldError{Path: "queryGranularity", Msg: fmt.Sprintf("%q: write it in lower case, %q", c.QueryGranularity, g)}
+		}
+	}
+	return nil
+}
+
+// CheckGranularity reports whether the config's queryGranularity fits a
+// datasource of granularity g: coarser than (or equal to) the rows'
+// queryGranularity, since truncated times cannot be split again, and no
+// coarser than the segmentGranularity, so truncated times stay in their
+// segment's interval.
+func (c CompactionConfig) CheckGranularity(g GranularitySpec) error {
+	q := c.QueryGranularity
+	switch {
+	case q == "":
+		return nil
+	case !q.Covers(g.QueryGranularity):
+		return &FieldError{Path: "queryGranularity", Msg: fmt.Sprintf("%s is finer than the datasource's queryGranularity %s: rows truncated to %s cannot be split again", q, g.QueryGranularity, g.QueryGranularity)}
+	case !g.SegmentGranularity.Covers(q):
+		return &FieldError{Path: "queryGranularity", Msg: fmt.Sprintf("%s is coarser than the datasource's segmentGranularity %s: truncated times would leave their segment's interval", q, g.SegmentGranularity)}
 	}
 	return nil
 }

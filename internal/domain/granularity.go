@@ -77,3 +77,36 @@ func (g Granularity) Next(start time.Time) time.Time {
 	}
 	return start.Add(fixedSteps[g])
 }
+
+// Covers reports whether every bucket of f lies inside one bucket of g:
+// times truncated to f then to g land where truncating straight to g puts
+// them, and a g-long segment never splits an f bucket. Every granularity
+// covers none and itself; weeks cover days and finer but months and years
+// do not cover weeks.
+func (g Granularity) Covers(f Granularity) bool {
+	g, f = g.orNone(), f.orNone()
+	switch {
+	case f == GranularityNone || g == f:
+		return true
+	case g == GranularityNone:
+		return false
+	}
+	gs, gFixed := fixedSteps[g]
+	fs, fFixed := fixedSteps[f]
+	switch {
+	case gFixed && fFixed:
+		return gs%fs == 0
+	case gFixed: // f is a week, month or year
+		return false
+	case fFixed: // every fixed step divides a day, and weeks, months and years start at midnight
+		return true
+	}
+	return g == GranularityYear && f == GranularityMonth
+}
+
+func (g Granularity) orNone() Granularity {
+	if g == "" {
+		return GranularityNone
+	}
+	return g
+}

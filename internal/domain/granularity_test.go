@@ -146,3 +146,49 @@ func TestParseGranularity(t *testing.T) {
 		require.Contains(t, err.Error(), `"`+s+`"`)
 	}
 }
+
+func TestGranularityCovers(t *testing.T) {
+	t.Parallel()
+	yes := [][2]domain.Granularity{
+		{domain.GranularityHour, domain.GranularityMinute},
+		{domain.GranularityHour, domain.GranularityFifteenMinute},
+		{domain.GranularityDay, domain.GranularitySixHour},
+		{domain.GranularityMinute, domain.GranularityNone},
+		{domain.GranularityMinute, ""},
+		{domain.GranularityNone, domain.GranularityNone},
+		{domain.GranularityWeek, domain.GranularityDay},
+		{domain.GranularityMonth, domain.GranularityHour},
+		{domain.GranularityYear, domain.GranularityMonth},
+		{domain.GranularityYear, domain.GranularityYear},
+	}
+	no := [][2]domain.Granularity{
+		{domain.GranularityMinute, domain.GranularityHour},
+		{domain.GranularityNone, domain.GranularitySecond},
+		{"", domain.GranularityMinute},
+		{domain.GranularityDay, domain.GranularityWeek},
+		{domain.GranularityMonth, domain.GranularityWeek},
+		{domain.GranularityYear, domain.GranularityWeek},
+		{domain.GranularityMonth, domain.GranularityYear},
+		{domain.GranularityDay, domain.GranularityMonth},
+	}
+	for _, p := range yes {
+		require.True(t, p[0].Covers(p[1]), "%s covers %s", p[0], p[1])
+	}
+	for _, p := range no {
+		require.False(t, p[0].Covers(p[1]), "%s does not cover %s", p[0], p[1])
+	}
+	// What Covers promises: truncating to f, then to g, is truncating to g.
+	gs := []domain.Granularity{domain.GranularitySecond, domain.GranularityMinute, domain.GranularityFiveMinute,
+		domain.GranularityFifteenMinute, domain.GranularityHour, domain.GranularitySixHour, domain.GranularityDay,
+		domain.GranularityWeek, domain.GranularityMonth, domain.GranularityYear}
+	at := utc("2024-02-29T17:47:33.123Z")
+	for _, g := range gs {
+		for _, f := range gs {
+			if g.Covers(f) {
+				require.Equal(t, g.Truncate(at), g.Truncate(f.Truncate(at)), "%s over %s", g, f)
+				require.False(t, f.Truncate(at).Before(g.Truncate(at)), "%s bucket starts inside %s's", f, g)
+				require.False(t, f.Next(f.Truncate(at)).After(g.Next(g.Truncate(at))), "%s bucket ends inside %s's", f, g)
+			}
+		}
+	}
+}

@@ -129,16 +129,12 @@ func (s *Store) LatestSpecOf(ctx context.Context, dataSource string) (spec json.
 // UsedSegmentsByID returns those of ids that are used segments of the
 // datasource.
 func (s *Store) UsedSegmentsByID(ctx context.Context, dataSource string, ids []string) ([]Segment, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum
+	rows, err := s.pool.Query(ctx, `SELECT id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum, coalesce(query_granularity, '')
 		FROM segments WHERE datasource = $1 AND used AND id = ANY($2) ORDER BY id`, dataSource, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read segments of datasource %q: %w", dataSource, err)
 	}
-	segs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Segment, error) {
-		var g Segment
-		err := r.Scan(&g.ID, &g.DataSource, &g.IntervalStart, &g.IntervalEnd, &g.Version, &g.SequenceName, &g.Rows, &g.Bytes, &g.URI, &g.Checksum)
-		return g, err
-	})
+	segs, err := pgx.CollectRows(rows, scanSegment)
 	if err != nil {
 		return nil, fmt.Errorf("read segments of datasource %q: %w", dataSource, err)
 	}

@@ -24,6 +24,25 @@ type Segment struct {
 	Bytes         int64
 	URI           string
 	Checksum      string
+	// QueryGranularity is what the rows' times are truncated to; empty
+	// when not recorded (segments written before it was).
+	QueryGranularity domain.Granularity
+}
+
+// scanSegment reads a row of the columns id, datasource, interval_start,
+// interval_end, version, sequence_name, rows, bytes, uri, checksum,
+// coalesce(query_granularity, '').
+func scanSegment(r pgx.CollectableRow) (Segment, error) {
+	var g Segment
+	err := r.Scan(&g.ID, &g.DataSource, &g.IntervalStart, &g.IntervalEnd, &g.Version, &g.SequenceName, &g.Rows, &g.Bytes, &g.URI, &g.Checksum, &g.QueryGranularity)
+	return g, err
+}
+
+// queueInsertSegment adds the insert of a new used segment to batch.
+func queueInsertSegment(batch *pgx.Batch, seg Segment) {
+	batch.Queue(`INSERT INTO segments (id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum, query_granularity)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''))`,
+		seg.ID, seg.DataSource, seg.IntervalStart, seg.IntervalEnd, seg.Version, seg.SequenceName, seg.Rows, seg.Bytes, seg.URI, seg.Checksum, string(seg.QueryGranularity))
 }
 
 // Publication is everything one publish commits.
@@ -141,9 +160,7 @@ func commitPublication(ctx context.Context, tx pgx.Tx, p Publication) error {
 	batch := &pgx.Batch{}
 	for _, seg := range p.Segments {
 		ids = append(ids, seg.ID)
-		batch.Queue(`INSERT INTO segments (id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			seg.ID, seg.DataSource, seg.IntervalStart, seg.IntervalEnd, seg.Version, seg.SequenceName, seg.Rows, seg.Bytes, seg.URI, seg.Checksum)
+		queueInsertSegment(batch, seg)
 	}
 	for _, part := range p.End.Partitions() {
 		batch.Queue(`INSERT INTO datasource_offsets (datasource, topic, partition, next_offset) VALUES ($1, $2, $3, $4)

@@ -51,16 +51,12 @@ func (s *Store) NextSequenceIDs(ctx context.Context, supervisorID string) (map[i
 
 // Segments lists a datasource's used segments by interval.
 func (s *Store) Segments(ctx context.Context, dataSource string) ([]Segment, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum
+	rows, err := s.pool.Query(ctx, `SELECT id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum, coalesce(query_granularity, '')
 		FROM segments WHERE datasource = $1 AND used ORDER BY interval_start, id`, dataSource)
 	if err != nil {
 		return nil, fmt.Errorf("list segments of datasource %q: %w", dataSource, err)
 	}
-	segs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Segment, error) {
-		var g Segment
-		err := r.Scan(&g.ID, &g.DataSource, &g.IntervalStart, &g.IntervalEnd, &g.Version, &g.SequenceName, &g.Rows, &g.Bytes, &g.URI, &g.Checksum)
-		return g, err
-	})
+	segs, err := pgx.CollectRows(rows, scanSegment)
 	if err != nil {
 		return nil, fmt.Errorf("list segments of datasource %q: %w", dataSource, err)
 	}

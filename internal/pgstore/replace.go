@@ -65,9 +65,7 @@ func (s *Store) Replace(ctx context.Context, r Replacement) (alreadyDone bool, e
 		batch.Queue(`UPDATE segments SET used = false, compacted_by = $3, unused_at = now() WHERE datasource = $1 AND id = ANY($2)`,
 			r.DataSource, r.Replaced, r.Name)
 		for _, seg := range r.New {
-			batch.Queue(`INSERT INTO segments (id, datasource, interval_start, interval_end, version, sequence_name, rows, bytes, uri, checksum)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-				seg.ID, seg.DataSource, seg.IntervalStart, seg.IntervalEnd, seg.Version, seg.SequenceName, seg.Rows, seg.Bytes, seg.URI, seg.Checksum)
+			queueInsertSegment(batch, seg)
 		}
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return fmt.Errorf("swap the used segments: %w", err)

@@ -27,13 +27,25 @@ import (
 // file whose dimensions are in another order than into's (so its rows are
 // sorted differently) is first re-sorted into temporary runs.
 func Merge(ctx context.Context, paths []string, into domain.Schema, rollup bool, maxOpen int, tmpDir string, emit func(domain.Row) error) error {
+	return MergeRegrained(ctx, paths, into, rollup, domain.GranularityNone, maxOpen, tmpDir, emit)
+}
+
+// MergeRegrained is Merge with every row's time first truncated to grain
+// (a re-rollup: with rollup, rows whose truncated times and dimensions
+// are equal combine). Truncation breaks the files' order, so with a grain
+// other than none every file is re-sorted into temporary runs first, in
+// bounded memory.
+func MergeRegrained(ctx context.Context, paths []string, into domain.Schema, rollup bool, grain domain.Granularity, maxOpen int, tmpDir string, emit func(domain.Row) error) error {
 	if maxOpen < 2 {
 		return fmt.Errorf("merge segments: maxOpen is %d, want at least 2", maxOpen)
 	}
 	if err := checkSchema(into); err != nil {
 		return fmt.Errorf("merge segments: %w", err)
 	}
-	m := &merger{into: into, rollup: rollup, maxOpen: maxOpen, tmpDir: tmpDir, temps: map[string]bool{}}
+	if grain == "" {
+		grain = domain.GranularityNone
+	}
+	m := &merger{into: into, rollup: rollup, grain: grain, maxOpen: maxOpen, tmpDir: tmpDir, temps: map[string]bool{}}
 	defer m.removeTemps()
 	paths, err := m.sortIfNeeded(ctx, paths)
 	if err != nil {
@@ -50,6 +62,7 @@ func Merge(ctx context.Context, paths []string, into domain.Schema, rollup bool,
 type merger struct {
 	into    domain.Schema
 	rollup  bool
+	grain   domain.Granularity // rows' times are truncated to it (none: kept)
 	maxOpen int
 	tmpDir  string
 	temps   map[string]bool // temporary files not yet removed

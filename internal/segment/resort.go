@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"handoff/internal/domain"
 )
@@ -12,7 +13,8 @@ import (
 const sortRunRows = 64 << 10
 
 // sortIfNeeded returns paths with each file whose rows are not in into's
-// order replaced by sorted runs. A file is in into's order when its
+// order (every file, when the merge truncates times) replaced by sorted
+// runs. A file is in into's order when its
 // dimensions appear in into in the same relative order: the dimensions it
 // lacks are null in all its rows, so they never reorder them. Files of
 // discovered dimensions can disagree: one saw "a" first, another "b".
@@ -27,7 +29,7 @@ func (m *merger) sortIfNeeded(ctx context.Context, paths []string) ([]string, er
 		if err != nil {
 			return nil, fmt.Errorf("merge segment %s: %w", p, err)
 		}
-		if slices.IsSorted(pos) {
+		if m.grain == domain.GranularityNone && slices.IsSorted(pos) {
 			out = append(out, p)
 			continue
 		}
@@ -41,7 +43,8 @@ func (m *merger) sortIfNeeded(ctx context.Context, paths []string) ([]string, er
 }
 
 // sortRuns re-sorts a file, sortRunRows rows at a time, into temporary
-// files in into's layout and order.
+// files in into's layout and order, with each row's time truncated to the
+// merge's grain.
 func (m *merger) sortRuns(ctx context.Context, path string) (_ []string, err error) {
 	r, err := open(path, &m.into)
 	if err != nil {
@@ -64,6 +67,9 @@ func (m *merger) sortRuns(ctx context.Context, path string) (_ []string, err err
 			if !ok {
 				done = true
 				break
+			}
+			if m.grain != domain.GranularityNone {
+				row.Time = m.grain.Truncate(time.UnixMilli(row.Time)).UnixMilli()
 			}
 			buf = append(buf, row)
 		}

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"handoff/internal/domain"
+	"handoff/internal/pgstore"
 	"handoff/workflows"
 )
 
@@ -56,7 +57,9 @@ database (unless it equals the latest) and starts the workflow
 compaction/DS, or wakes it when it runs, so it plans with the new config at
 once. Fields and defaults: targetRowsPerSegment 5000000,
 targetBytesPerSegment 536870912, skipOffsetFromLatest PT1H,
-maxConcurrentCompactions 1, period PT5M; dataSource may be left out.`,
+maxConcurrentCompactions 1, period PT5M, queryGranularity unset (a
+coarser one re-rolls compacted intervals up to it); dataSource may be left
+out.`,
 		Example: `  echo '{"targetRowsPerSegment": 1000000, "skipOffsetFromLatest": "PT10M"}' | starter compaction set wiki -f -`,
 		Args:    exactlyOneDataSource,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
@@ -65,7 +68,9 @@ maxConcurrentCompactions 1, period PT5M; dataSource may be left out.`,
 			if err != nil {
 				return err
 			}
-			r, err := a.record(ctx, dbURL, ds, compactionConfigDoc, raw)
+			r, err := a.record(ctx, dbURL, ds, compactionConfigDoc, raw, func(s *pgstore.Store) error {
+				return fitsDataSource(ctx, s, cfg)
+			})
 			if err != nil {
 				return err
 			}
@@ -110,6 +115,24 @@ func (a *app) readCompactionConfig(path, ds string) (domain.CompactionConfig, js
 	}
 	raw, _ := json.Marshal(cfg)
 	return cfg, raw, nil
+}
+
+// fitsDataSource refuses a config whose queryGranularity does not fit the
+// datasource's latest spec (domain.CompactionConfig.CheckGranularity); a
+// datasource no spec writes into yet is checked when compaction plans.
+func fitsDataSource(ctx context.Context, s *pgstore.Store, cfg domain.CompactionConfig) error {
+	b, ok, err := s.LatestSpecOf(ctx, cfg.DataSource)
+	if err != nil || !ok {
+		return err
+	}
+	spec, err := domain.ParseSpec(b)
+	if err != nil {
+		return fmt.Errorf("the latest spec of datasource %s: %w", cfg.DataSource, err)
+	}
+	if err := cfg.CheckGranularity(spec.DataSchema.GranularitySpec); err != nil {
+		return fmt.Errorf("invalid compaction config for datasource %s: %w", cfg.DataSource, err)
+	}
+	return nil
 }
 
 // readDoc reads a file, or stdin for "-"; name is what errors call it.
@@ -188,6 +211,9 @@ func (r compactionShowResult) writeText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "compaction config of %s, version %d (%s)\n  targetRowsPerSegment      %d\n  targetBytesPerSegment     %d\n  skipOffsetFromLatest      %s\n  maxConcurrentCompactions  %d\n  period                    %s\n",
 		r.DataSource, r.Version, r.CreatedAt.UTC().Format(time.RFC3339), c.TargetRowsPerSegment, c.TargetBytesPerSegment,
 		c.SkipOffsetFromLatest.D(), c.MaxConcurrentCompactions, c.Period.D())
+	if err == nil && c.QueryGranularity != "" {
+		_, err = fmt.Fprintf(w, "  queryGranularity          %s (re-rollup)\n", c.QueryGranularity)
+	}
 	return err
 }
 

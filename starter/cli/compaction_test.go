@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"handoff/activities"
+	"handoff/internal/domain"
 	"handoff/internal/pgstore"
 	"handoff/internal/testenv"
 	"handoff/workflows"
@@ -81,9 +83,31 @@ func TestCompactionCommands(t *testing.T) {
 	r = cli(`{"dataSource": "other"}`, "compaction", "set", "wiki", "-f", "-")
 	assert.Equal(t, ExitUsage, r.code)
 	assert.Contains(t, r.stderr, `dataSource is "other", but the command names "wiki"`)
-	r = cli(`{"queryGranularity": "hour"}`, "compaction", "set", "wiki", "-f", "-")
+	r = cli(`{"queryGranularity": "decade"}`, "compaction", "set", "wiki", "-f", "-")
 	assert.Equal(t, ExitFailure, r.code)
-	assert.Contains(t, r.stderr, "queryGranularity: re-rollup to a coarser query granularity is not supported")
+	assert.Contains(t, r.stderr, `queryGranularity: "decade" is not a granularity`)
+	// Against the datasource's spec: segments of a minute cannot hold rows
+	// re-rolled up to the hour.
+	repo, err := testenv.RepoRoot()
+	require.NoError(t, err)
+	spec, err := os.ReadFile(filepath.Join(repo, "examples", "wiki.json"))
+	require.NoError(t, err)
+	parsed, err := domain.ParseSpec(spec)
+	require.NoError(t, err)
+	_, _, err = store.RecordSpec(t.Context(), parsed.ID, spec)
+	require.NoError(t, err)
+	g := parsed.DataSchema.GranularitySpec
+	coarser := `{"queryGranularity": "year"}`
+	r = cli(coarser, "compaction", "set", parsed.DataSchema.DataSource, "-f", "-")
+	assert.Equal(t, ExitFailure, r.code)
+	assert.Contains(t, r.stderr, "queryGranularity: year is coarser than the datasource's segmentGranularity "+string(g.SegmentGranularity))
+	r = cli(`{"targetRowsPerSegment": 1000, "period": "PT1S", "queryGranularity": "`+string(g.SegmentGranularity)+`"}`,
+		"compaction", "set", parsed.DataSchema.DataSource, "-f", "-")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "recorded as version 2", "the refused config was not recorded")
+	r = cli("", "compaction", "show", parsed.DataSchema.DataSource)
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "queryGranularity          "+string(g.SegmentGranularity)+" (re-rollup)")
 	r = cli(`{"targetRowsPerSegment": 0.5}`, "compaction", "set", "wiki", "-f", "-")
 	assert.Equal(t, ExitFailure, r.code)
 	assert.Contains(t, r.stderr, "targetRowsPerSegment")

@@ -52,7 +52,7 @@ func (a *app) retentionSetCommand() *cobra.Command {
 				return fmt.Errorf("invalid retention rules %s: %w", name, err)
 			}
 			raw, _ := json.Marshal(rules)
-			r, err := a.record(ctx, dbURL, ds, retentionRulesDoc, raw)
+			r, err := a.record(ctx, dbURL, ds, retentionRulesDoc, raw, nil)
 			if err != nil {
 				return err
 			}

@@ -44,10 +44,16 @@ type recordedDoc struct {
 
 // record appends doc as the datasource's next version (unless it equals
 // the latest) and starts or wakes compaction/DS, so that it plans with it
-// at once.
-func (a *app) record(ctx context.Context, dbURL, ds string, k versionedDoc, doc json.RawMessage) (r recordedDoc, err error) {
+// at once. check, when set, runs first and can refuse the document.
+func (a *app) record(ctx context.Context, dbURL, ds string, k versionedDoc, doc json.RawMessage, check func(*pgstore.Store) error) (r recordedDoc, err error) {
 	err = a.withPool(ctx, dbURL, func(pool *pgxpool.Pool) error {
-		r.Recorded, r.Version, err = k.set(pgstore.New(pool), ctx, ds, doc)
+		s := pgstore.New(pool)
+		if check != nil {
+			if err := check(s); err != nil {
+				return err
+			}
+		}
+		r.Recorded, r.Version, err = k.set(s, ctx, ds, doc)
 		return err
 	})
 	if err != nil {
