@@ -16,6 +16,7 @@ import (
 	"handoff/internal/kafka"
 	"handoff/internal/lagview"
 	"handoff/internal/lake"
+	"handoff/internal/metrics"
 	"handoff/internal/pgstore"
 	"handoff/internal/storage"
 	"handoff/internal/wakeup"
@@ -60,6 +61,9 @@ type Recorder interface {
 	// Offsets sets the lag and unpublished figures from what the caller
 	// knows of committed, current and latest offsets (internal/lagview).
 	Offsets(supervisor string, in lagview.Input)
+	// Compacted and Retained record the lifecycle's activities.
+	Compacted(dataSource string, c metrics.Compaction)
+	Retained(dataSource string, dropped, killed int, killedBytes int64, swept int, sweptBytes int64)
 }
 
 // Faults lets tests inject the failures that exactly-once must survive. All

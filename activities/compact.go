@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"go.temporal.io/sdk/temporal"
@@ -14,6 +15,7 @@ import (
 	"handoff/internal/compact"
 	"handoff/internal/domain"
 	"handoff/internal/lake"
+	"handoff/internal/metrics"
 	"handoff/internal/pgstore"
 	"handoff/internal/protocol"
 	"handoff/internal/segment"
@@ -36,6 +38,7 @@ func (a *Activities) CompactInterval(ctx context.Context, in protocol.CompactInt
 		return res, err
 	}
 	defer func() { run.end(err) }()
+	defer a.recordCompaction(in.DataSource, time.Now(), &res, &err)
 	run.state(workload.StateMerging)
 	segs, err := a.Store.UsedSegmentsByID(ctx, in.DataSource, in.Task.SegmentIDs)
 	if err != nil {
@@ -95,6 +98,25 @@ func (a *Activities) CompactInterval(ctx context.Context, in protocol.CompactInt
 		a.maintainTable(ctx, run.log, in.DataSource)
 	}
 	return res, nil
+}
+
+// recordCompaction puts what a CompactInterval did in the metrics.
+func (a *Activities) recordCompaction(ds string, start time.Time, res *protocol.CompactIntervalResult, err *error) {
+	if a.Metrics == nil {
+		return
+	}
+	c := metrics.Compaction{Result: metrics.CompactionDone, Duration: time.Since(start),
+		RowsIn: res.RowsIn, RowsOut: res.RowsOut, SegmentsIn: int64(res.SegmentsIn), SegmentsOut: int64(res.SegmentsOut),
+		BytesIn: res.BytesIn, BytesOut: res.BytesOut}
+	var appErr *temporal.ApplicationError
+	switch {
+	case *err == nil:
+	case errors.As(*err, &appErr) && appErr.Type() == domain.ErrCompactionConflict:
+		c.Result = metrics.CompactionConflict
+	default:
+		c.Result = metrics.CompactionFailed
+	}
+	a.Metrics.Compacted(ds, c)
 }
 
 func conflict(in protocol.CompactIntervalInput, err error) error {

@@ -52,6 +52,9 @@ func (a *Activities) ApplyRetention(ctx context.Context, in protocol.ApplyRetent
 		return protocol.ApplyRetentionResult{}, err
 	}
 	res.Swept, res.SweptBytes = len(swept.Deleted), swept.Bytes
+	if a.Metrics != nil {
+		a.Metrics.Retained(in.DataSource, res.Dropped, res.Killed, res.KilledBytes, res.Swept, res.SweptBytes)
+	}
 	return res, nil
 }
 

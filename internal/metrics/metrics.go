@@ -1,7 +1,8 @@
 // Package metrics is the worker's Prometheus metrics: what consume and
 // publish activities did (events, rows, segments, bytes, durations, the
 // hand-off latency from checkpoint to commit), each supervisor's Kafka lag
-// and unpublished records (internal/lagview's figures),
+// and unpublished records (internal/lagview's figures), what compaction,
+// retention, kill and sweep did per datasource,
 // what the workload tracker holds at scrape time, and the Temporal SDK's own
 // metrics, all on one registry.
 //
@@ -36,6 +37,8 @@ type Metrics struct {
 	lagParts   map[string]map[int32]bool // partitions whose lag is set, per supervisor
 	offsets    map[string]*lagview.Input // what Offsets was told, per supervisor
 	unpubParts map[string]map[int32]bool
+
+	lifecycle lifecycle
 
 	tracker  atomic.Pointer[workload.Tracker]
 	temporal *temporalCollector
@@ -78,6 +81,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		lagParts:   map[string]map[int32]bool{},
 		offsets:    map[string]*lagview.Input{},
 		unpubParts: map[string]map[int32]bool{},
+		lifecycle:  newLifecycle(),
 		temporal:   newTemporalCollector(),
 	}
 	if reg != nil {
@@ -88,6 +92,7 @@ func New(reg prometheus.Registerer) *Metrics {
 			m.partitionLag, m.lag, m.partitionUnpublished, m.unpublished,
 			trackCollector{m}, m.temporal,
 		)
+		reg.MustRegister(m.lifecycle.collectors()...)
 	}
 	return m
 }

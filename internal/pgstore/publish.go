@@ -31,7 +31,7 @@ type Segment struct {
 
 // scanSegment reads a row of the columns id, datasource, interval_start,
 // interval_end, version, sequence_name, rows, bytes, uri, checksum,
-// coalesce(query_granularity, '').
+// coalesce(query_granularity, ”).
 func scanSegment(r pgx.CollectableRow) (Segment, error) {
 	var g Segment
 	err := r.Scan(&g.ID, &g.DataSource, &g.IntervalStart, &g.IntervalEnd, &g.Version, &g.SequenceName, &g.Rows, &g.Bytes, &g.URI, &g.Checksum, &g.QueryGranularity)
