@@ -27,21 +27,10 @@ import (
 func TestCompactionRerollsUpToACoarserGranularity(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, 2, activities.Faults{})
-	spec := s.spec(1)
+	spec := s.rollupSpec()
 	ds := spec.DataSchema.DataSource
-	spec.DataSchema.DimensionsSpec.Dimensions = []domain.DimensionSpec{{Name: "country"}, {Name: "action"}}
 	spec.DataSchema.GranularitySpec.SegmentGranularity = domain.GranularityHour
 	spec.DataSchema.GranularitySpec.QueryGranularity = domain.GranularityMinute
-	spec.DataSchema.MetricsSpec = []domain.MetricSpec{
-		{Type: domain.MetricCount, Name: "n"},
-		{Type: domain.MetricLongSum, Name: "sum", FieldName: "delta"},
-		{Type: domain.MetricDoubleSum, Name: "dsum", FieldName: "delta"},
-		{Type: domain.MetricLongMin, Name: "min", FieldName: "delta"},
-		{Type: domain.MetricLongMax, Name: "max", FieldName: "delta"},
-		{Type: domain.MetricDoubleMin, Name: "dmin", FieldName: "delta"},
-		{Type: domain.MetricDoubleMax, Name: "dmax", FieldName: "delta"},
-		{Type: domain.MetricHyperUnique, Name: "users", FieldName: "user"},
-	}
 	hour := time.Now().UTC().Truncate(time.Hour).Add(-time.Hour)
 	gen := eventgen.New(s.name, 15)
 	var stamped atomic.Int64

@@ -37,19 +37,8 @@ type rollupTotals struct {
 func TestRollupAggregatesAcrossChunksAndSequences(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, 2, activities.Faults{})
-	spec := s.spec(1)
-	spec.DataSchema.DimensionsSpec.Dimensions = []domain.DimensionSpec{{Name: "country"}, {Name: "action"}}
+	spec := s.rollupSpec()
 	spec.DataSchema.GranularitySpec.QueryGranularity = domain.GranularityHour
-	spec.DataSchema.MetricsSpec = []domain.MetricSpec{
-		{Type: domain.MetricCount, Name: "n"},
-		{Type: domain.MetricLongSum, Name: "sum", FieldName: "delta"},
-		{Type: domain.MetricDoubleSum, Name: "dsum", FieldName: "delta"},
-		{Type: domain.MetricLongMin, Name: "min", FieldName: "delta"},
-		{Type: domain.MetricLongMax, Name: "max", FieldName: "delta"},
-		{Type: domain.MetricDoubleMin, Name: "dmin", FieldName: "delta"},
-		{Type: domain.MetricDoubleMax, Name: "dmax", FieldName: "delta"},
-		{Type: domain.MetricHyperUnique, Name: "users", FieldName: "user"},
-	}
 	spec.TuningConfig.MaxRecordsPerChunk = 500
 	hour := time.Now().UTC().Truncate(time.Hour).Add(10 * time.Minute)
 	gen := eventgen.New(s.name, 15)
@@ -82,6 +71,24 @@ func TestRollupAggregatesAcrossChunksAndSequences(t *testing.T) {
 		exact := float64(len(w.exactUsers))
 		require.InDelta(t, exact, float64(est), math.Max(2, 0.03*exact), "distinct users of %v", k)
 	}
+}
+
+// rollupSpec is the stack's spec rolled up by (country, action) with
+// every aggregator; publishedRollup reads its metrics by position.
+func (s *stack) rollupSpec() domain.Spec {
+	spec := s.spec(1)
+	spec.DataSchema.DimensionsSpec.Dimensions = []domain.DimensionSpec{{Name: "country"}, {Name: "action"}}
+	spec.DataSchema.MetricsSpec = []domain.MetricSpec{
+		{Type: domain.MetricCount, Name: "n"},
+		{Type: domain.MetricLongSum, Name: "sum", FieldName: "delta"},
+		{Type: domain.MetricDoubleSum, Name: "dsum", FieldName: "delta"},
+		{Type: domain.MetricLongMin, Name: "min", FieldName: "delta"},
+		{Type: domain.MetricLongMax, Name: "max", FieldName: "delta"},
+		{Type: domain.MetricDoubleMin, Name: "dmin", FieldName: "delta"},
+		{Type: domain.MetricDoubleMax, Name: "dmax", FieldName: "delta"},
+		{Type: domain.MetricHyperUnique, Name: "users", FieldName: "user"},
+	}
+	return spec
 }
 
 // expectedRollup aggregates the produced events the way the spec says.
