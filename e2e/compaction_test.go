@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"handoff/activities"
@@ -92,6 +94,7 @@ func TestCompactionWhileIngestingIsExactlyOnce(t *testing.T) {
 		}
 		return len(per) == compactionMinutes && len(st.Running) == 0
 	}, 2*time.Minute, 200*time.Millisecond, "intervals not compacted to one segment each")
+	s.requireCompactionListed(ds, domain.CompactionStateIdle)
 	s.stopCompaction(ds)
 	s.recordCompactionHistories(ds)
 
@@ -127,6 +130,19 @@ func (s *stack) compactionStatus(ds string) workflows.CompactionStatus {
 	var st workflows.CompactionStatus
 	require.NoError(s.t, v.Get(&st))
 	return st
+}
+
+// requireCompactionListed waits until the Temporal UI's list, filtered by
+// the search attributes, shows the datasource's compaction in state.
+func (s *stack) requireCompactionListed(ds, state string) {
+	s.t.Helper()
+	query := fmt.Sprintf("%s = %q AND %s = %q AND WorkflowId = %q AND ExecutionStatus = 'Running'", domain.SearchAttributeDataSource, ds,
+		domain.SearchAttributeCompactionState, state, workflows.CompactionWorkflowID(ds))
+	require.Eventually(s.t, func() bool {
+		res, err := s.temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query})
+		require.NoError(s.t, err)
+		return len(res.GetExecutions()) == 1
+	}, 30*time.Second, 200*time.Millisecond, "no workflow matches %s", query)
 }
 
 // stopCompaction stops the workflow and waits for it to complete.

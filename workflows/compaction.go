@@ -52,6 +52,7 @@ const compactionRoundsPerRun = 500
 // signal lets the running ones finish and completes it.
 func CompactionWorkflow(ctx workflow.Context, in CompactionInput) error {
 	c := &compaction{st: CompactionStatus{DataSource: in.DataSource}, running: map[string]CompactionRun{}}
+	c.searchable = workflow.GetVersion(ctx, compactionStateChange, workflow.DefaultVersion, compactionStateVersion) >= compactionStateVersion
 	if in.Carry != nil {
 		c.st = *in.Carry
 		c.st.Running = nil
@@ -106,6 +107,11 @@ func CompactionWorkflow(ctx workflow.Context, in CompactionInput) error {
 type compaction struct {
 	st      CompactionStatus
 	running map[string]CompactionRun // by name
+	// searchable: this run keeps the search attributes current (runs
+	// started before compactionStateChange do not); visible is the state
+	// they show.
+	searchable bool
+	visible    string
 }
 
 func (c *compaction) slots() int { return max(c.st.Config.MaxConcurrentCompactions, 1) }
@@ -212,15 +218,36 @@ func (c *compaction) status() CompactionStatus {
 	return st
 }
 
-// publish shows the state in the Temporal UI's current details.
+// state is what the CompactionState search attribute shows.
+func (c *compaction) state() string {
+	switch {
+	case c.st.Stopping:
+		return domain.CompactionStateStopping
+	case !c.st.HasConfig:
+		return domain.CompactionStateNoConfig
+	case len(c.running) > 0:
+		return domain.CompactionStateCompacting
+	}
+	return domain.CompactionStateIdle
+}
+
+var saCompactionState = temporal.NewSearchAttributeKeyKeyword(domain.SearchAttributeCompactionState)
+
+// publish shows the state in the Temporal UI: the search attributes when
+// the state changed (a few events per round that compacts, none while
+// idle), and the current details.
 func (c *compaction) publish(ctx workflow.Context) {
+	if state := c.state(); c.searchable && state != c.visible {
+		err := workflow.UpsertTypedSearchAttributes(ctx, saDataSource.ValueSet(c.st.DataSource), saCompactionState.ValueSet(state))
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("upsert search attributes", "error", err)
+		}
+		c.visible = state
+	}
 	st := c.status()
 	var b strings.Builder
-	state := "compacting"
-	switch {
-	case st.Stopping:
-		state = "stopping"
-	case !st.HasConfig:
+	state := c.state()
+	if state == domain.CompactionStateNoConfig {
 		state = "no config (starter compaction set)"
 	}
 	fmt.Fprintf(&b, "**%s** · datasource `%s` · config v%d · %d used segments · %d intervals pending · %d running\n\n",

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
@@ -92,6 +93,15 @@ func TestCompactionWorkflowRunsPlannedIntervalsWithinItsSlots(t *testing.T) {
 	env := suite.NewTestWorkflowEnvironment()
 	f := &compactionFakes{}
 	f.register(env)
+	var states []string
+	env.OnUpsertTypedSearchAttributes(mock.Anything).Run(func(args mock.Arguments) {
+		sa := args.Get(0).(temporal.SearchAttributes)
+		ds, _ := sa.GetKeyword(saDataSource)
+		require.Equal(t, "ds", ds)
+		state, ok := sa.GetKeyword(saCompactionState)
+		require.True(t, ok)
+		states = append(states, state)
+	}).Return(nil)
 	var st CompactionStatus
 	env.RegisterDelayedCallback(func() {
 		v, err := env.QueryWorkflow(QueryStatus)
@@ -102,6 +112,8 @@ func TestCompactionWorkflowRunsPlannedIntervalsWithinItsSlots(t *testing.T) {
 	env.ExecuteWorkflow(CompactionWorkflow, CompactionInput{DataSource: "ds"})
 	require.True(t, env.IsWorkflowCompleted())
 	require.NoError(t, env.GetWorkflowError())
+	require.Equal(t, []string{domain.CompactionStateCompacting, domain.CompactionStateIdle, domain.CompactionStateStopping}, states,
+		"the search attribute follows the state, once per change")
 
 	require.Len(t, f.compact, 3, "each interval once")
 	require.Len(t, f.plans[0].Running, 0)

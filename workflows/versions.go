@@ -23,6 +23,11 @@ const (
 	// ioConfig.resetOffsetAutomatically, resets the partition.
 	outOfRangeChange                   = "offset-out-of-range"
 	outOfRangeVersion workflow.Version = 1
+
+	// compactionStateChange: a compaction workflow keeps the
+	// CompactionState (and DataSource) search attributes current.
+	compactionStateChange                   = "compaction-search-attributes"
+	compactionStateVersion workflow.Version = 1
 )
 
 // The long-running design: orchestration costs history per piece of work,

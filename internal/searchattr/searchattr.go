@@ -1,6 +1,6 @@
 // Package searchattr registers the custom search attributes that
-// supervisors set, so the Temporal UI and CLI can filter workflows by
-// supervisor, datasource, topic and state. Temporal refuses to start a
+// supervisors and compaction workflows set, so the Temporal UI and CLI can
+// filter workflows by supervisor, datasource, topic and state. Temporal refuses to start a
 // workflow that sets an unregistered attribute, so the worker ensures them
 // at start.
 package searchattr
@@ -25,6 +25,7 @@ var Names = []string{
 	domain.SearchAttributeDataSource,
 	domain.SearchAttributeTopic,
 	domain.SearchAttributeState,
+	domain.SearchAttributeCompactionState,
 }
 
 // DevServerArgs are the `temporal server start-dev` flags that register

@@ -137,5 +137,6 @@ func TestDevServerArgs(t *testing.T) {
 		"--search-attribute", "DataSource=Keyword",
 		"--search-attribute", "Topic=Keyword",
 		"--search-attribute", "SupervisorState=Keyword",
+		"--search-attribute", "CompactionState=Keyword",
 	}, searchattr.DevServerArgs())
 }

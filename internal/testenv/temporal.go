@@ -79,6 +79,7 @@ func startTemporal() {
 			"--search-attribute", "DataSource=Keyword",
 			"--search-attribute", "Topic=Keyword",
 			"--search-attribute", "SupervisorState=Keyword",
+			"--search-attribute", "CompactionState=Keyword",
 		},
 	})
 	if err != nil {
