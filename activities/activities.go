@@ -76,4 +76,8 @@ type Faults struct {
 	// BeforeCompactionCommit runs after a compaction wrote its segments
 	// and before it commits; an error makes the attempt fail there.
 	BeforeCompactionCommit func(compactionName string) error
+	// AfterCompactionCommit runs after a compaction's transaction
+	// committed and before the activity answers; an error makes the
+	// attempt fail as if its answer had been lost.
+	AfterCompactionCommit func(compactionName string) error
 }

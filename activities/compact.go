@@ -90,6 +90,11 @@ func (a *Activities) CompactInterval(ctx context.Context, in protocol.CompactInt
 	case err != nil:
 		return res, err
 	}
+	if f := a.Faults.AfterCompactionCommit; f != nil {
+		if err := f(in.Name); err != nil {
+			return res, err
+		}
+	}
 	res.SegmentsIn, res.SegmentsOut, res.AlreadyDone = len(segs), len(cw.out), already
 	for _, s := range cw.out {
 		res.RowsOut, res.BytesOut = res.RowsOut+s.Rows, res.BytesOut+s.Bytes

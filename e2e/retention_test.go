@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -102,17 +103,23 @@ func TestRetentionDropsOldIntervalsAndKillDeletesExactlyTheUnreferencedFiles(t *
 		_, err := w.Write([]byte("PAR1 a segment whose publish failed its offset check"))
 		return err
 	}))
+	// A worker killed in the middle of a write leaves its temporary file.
+	halfWritten := s.deep.Path(orphan) + ".tmp-4242"
+	require.NoError(t, os.WriteFile(halfWritten, []byte("PAR1 half a segm"), 0o600))
 	time.Sleep(20 * time.Millisecond)
 	k := lifecycle.Killer{Store: s.store, Deep: s.deep, Tables: s.acts.Tables}
 	dry, err := k.Sweep(context.Background(), ds, 10*time.Millisecond, true)
 	require.NoError(t, err)
-	require.Len(t, dry.Deleted, 1, "the dry run lists the orphan and only it: %+v", dry.Deleted)
+	require.Len(t, dry.Deleted, 2, "the dry run lists the orphan and the unfinished write, and only them: %+v", dry.Deleted)
 	require.Equal(t, s.deep.URI(orphan), dry.Deleted[0].URI)
+	require.False(t, dry.Deleted[0].Unfinished)
+	require.True(t, dry.Deleted[1].Unfinished)
 	_, err = s.deep.Open(context.Background(), orphan)
 	require.NoError(t, err, "a dry run deletes nothing")
 	swept, err := k.Sweep(context.Background(), ds, 10*time.Millisecond, false)
 	require.NoError(t, err)
-	require.Len(t, swept.Deleted, 1)
+	require.Len(t, swept.Deleted, 2)
+	require.NoFileExists(t, halfWritten)
 
 	// Deep storage holds exactly the used segments' files (and the table's
 	// metadata).

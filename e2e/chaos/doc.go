@@ -1,8 +1,9 @@
 // Package chaos is handoff's fault-injection suite: it runs the real worker
 // binary as processes against a real Postgres, a Temporal dev server and
 // Kafka (kfake, in process or as a process of its own), injects a fault
-// while events with unique ids are produced (SIGKILLed workers, a worker
-// gone for good, Postgres restarted or unreachable, the Temporal server
+// while events with unique ids are produced (SIGKILLed workers, some in
+// the middle of a compaction or either side of its commit, a worker gone
+// for good, Postgres restarted or unreachable, the Temporal server
 // killed and restarted, the broker frozen or late), stops the supervisor,
 // and then checks from the Parquet files and Postgres alone that every
 // produced event was published exactly once, that the committed offsets

@@ -13,9 +13,21 @@ import (
 	"handoff/internal/protocol"
 )
 
-// killAfterCommit makes a worker SIGKILL itself after some of its publish
-// commits (worker/faults.go); the probability is per publish.
-const killAfterCommit = "HANDOFF_FAULT_KILL_AFTER_COMMIT=0.5"
+// selfKill is a fault hook of the worker (worker/faults.go) that makes it
+// SIGKILL itself at one moment: env turns it on, hook is the name its
+// "FAULT" line on stderr gives, kind the name the report gives.
+type selfKill struct{ env, hook, kind string }
+
+var (
+	// killAfterCommit: after some of its publish commits (half of them).
+	killAfterCommit = selfKill{"HANDOFF_FAULT_KILL_AFTER_COMMIT=0.5", "kill-after-commit", "kill-after-publish-commit"}
+	// killBeforeCompactionCommit: when its first compaction has written
+	// its segments, before the transaction.
+	killBeforeCompactionCommit = selfKill{"HANDOFF_FAULT_KILL_BEFORE_COMPACTION_COMMIT=1", "kill-before-compaction-commit", "kill-before-compaction-commit"}
+	// killAfterCompactionCommit: right after its first compaction
+	// committed, before the activity answers.
+	killAfterCompactionCommit = selfKill{"HANDOFF_FAULT_KILL_AFTER_COMPACTION_COMMIT=1", "kill-after-compaction-commit", "kill-after-compaction-commit"}
+)
 
 // TestWorkerSIGKILLedAtRandomMoments kills the only worker again and again
 // while events are produced: at a random moment, while a publish runs, or
@@ -42,8 +54,8 @@ func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
 			time.Sleep(between(r, time.Second, 4*time.Second)) // the random moment
 			e.sigkill(spec, w)
 		case 1:
-			w := e.startWorker(fmt.Sprint(i), true, killAfterCommit)
-			e.waitSelfKill(spec, w, 60*time.Second)
+			w := e.startWorker(fmt.Sprint(i), true, killAfterCommit.env)
+			e.waitSelfKill(spec, w, killAfterCommit, 60*time.Second)
 		case 2:
 			w := e.startWorker(fmt.Sprint(i), true)
 			e.waitActivity(spec, w, protocol.ActivityPublish, 20*time.Second)
@@ -59,8 +71,9 @@ func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
 }
 
 // sigkill kills the worker, records the fault ("sigkill-during-publish"
-// when the server saw a publish started on it just before, else
-// "sigkill") and makes the server retry its activities now.
+// or "sigkill-during-compaction" when the server saw a publish or a
+// compaction started on it just before, else "sigkill") and makes the
+// server retry its activities now.
 func (e *env) sigkill(spec domain.Spec, w *workerProc) {
 	e.t.Helper()
 	on := startedOn(e.startedActivities(spec), w.identityPrefix())
@@ -69,8 +82,11 @@ func (e *env) sigkill(spec domain.Spec, w *workerProc) {
 	require.True(e.t, exited, "%s survived SIGKILL", w.name)
 	kind := "sigkill"
 	for _, a := range on {
-		if a.Type == protocol.ActivityPublish {
+		switch a.Type {
+		case protocol.ActivityPublish:
 			kind = "sigkill-during-publish"
+		case protocol.ActivityCompactInterval:
+			kind = "sigkill-during-compaction"
 		}
 	}
 	e.t.Logf("SIGKILL %s while it ran %v", w.name, on)
@@ -78,18 +94,19 @@ func (e *env) sigkill(spec domain.Spec, w *workerProc) {
 	e.expediteDead(spec, w.identityPrefix(), 30*time.Second)
 }
 
-// waitSelfKill waits for a worker started with killAfterCommit to kill
-// itself, checks it did so after a commit, and makes the server retry its
+// waitSelfKill waits for a worker started with fault's env to kill itself,
+// checks it did so by that hook, and makes the server retry its
 // activities now.
-func (e *env) waitSelfKill(spec domain.Spec, w *workerProc, timeout time.Duration) {
+func (e *env) waitSelfKill(spec domain.Spec, w *workerProc, fault selfKill, timeout time.Duration) {
 	e.t.Helper()
 	_, exited := w.waitExit(timeout)
-	require.True(e.t, exited, "%s did not kill itself after a publish commit within %v", w.name, timeout)
+	require.True(e.t, exited, "%s did not kill itself (%s) within %v", w.name, fault.hook, timeout)
 	log := w.logTail(maxLogPrint)
-	require.Contains(e.t, log, "FAULT kill-after-commit", "%s exited, but not by its fault hook", w.name)
-	line := log[strings.LastIndex(log, "FAULT kill-after-commit"):]
+	mark := "FAULT " + fault.hook + " "
+	require.Contains(e.t, log, mark, "%s exited, but not by its fault hook %s", w.name, fault.hook)
+	line := log[strings.LastIndex(log, mark):]
 	e.t.Logf("%s killed itself: %s", w.name, strings.TrimSpace(strings.SplitN(line, "\n", 2)[0]))
-	e.report.fault("kill-after-publish-commit")
+	e.report.fault(fault.kind)
 	e.expediteDead(spec, w.identityPrefix(), 30*time.Second)
 }
 

@@ -47,11 +47,12 @@ type StartedActivity struct {
 	Worker                    string // the worker identity, pid@host@
 }
 
-// StartedActivities asks the server which activities of spec's supervisor
-// and its groups are started, and on which worker. A workflow it cannot
+// StartedActivities asks the server which activities of spec's supervisor,
+// its groups and its datasource's compaction workflow are started, and on
+// which worker. A workflow it cannot
 // describe (not started yet, or gone) is left out.
 func StartedActivities(ctx context.Context, c client.Client, spec domain.Spec) []StartedActivity {
-	ids := []string{workflows.SupervisorWorkflowID(spec.ID)}
+	ids := []string{workflows.SupervisorWorkflowID(spec.ID), workflows.CompactionWorkflowID(spec.DataSchema.DataSource)}
 	for g := range spec.IOConfig.TaskCount {
 		ids = append(ids, workflows.TaskGroupWorkflowID(spec.ID, g))
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"handoff/internal/storage"
 )
 
 // MinSweepGrace is the least age of a file the orphan sweep deletes when
@@ -19,6 +21,9 @@ type Orphan struct {
 	URI      string    `json:"uri"`
 	Bytes    int64     `json:"bytes"`
 	Modified time.Time `json:"modified"`
+	// Unfinished: a write its writer never finished (a temporary file,
+	// an incomplete multipart upload).
+	Unfinished bool `json:"unfinished,omitempty"`
 }
 
 // SweepResult is what one sweep deleted (or, in a dry run, would delete).
@@ -36,7 +41,8 @@ type SweepResult struct {
 // yet killed) and no snapshot the Iceberg table keeps lists, and that were
 // last modified more than grace ago: the segment files of publishes that
 // failed their offset check, of compactions that died before their commit,
-// of attempts whose retries wrote them again. grace must be longer than
+// of attempts whose retries wrote them again; and writes that never
+// finished (storage.Unfinished), of workers killed in the middle of one. grace must be longer than
 // any publish or compaction runs before its commit (MinSweepGrace) while
 // either may be running.
 func (k *Killer) Sweep(ctx context.Context, ds string, grace time.Duration, dryRun bool) (SweepResult, error) {
@@ -70,5 +76,32 @@ func (k *Killer) Sweep(ctx context.Context, ds string, grace time.Duration, dryR
 		res.Deleted = append(res.Deleted, Orphan{URI: uri, Bytes: o.Size, Modified: o.Modified})
 		res.Bytes += o.Size
 	}
-	return res, nil
+	return res, k.sweepUnfinished(ctx, ds, dryRun, &res)
+}
+
+// sweepUnfinished deletes the writes to the datasource's directory that
+// never finished (their writer was killed mid-write) and began or last
+// wrote before the cut-off, when the store can find them.
+func (k *Killer) sweepUnfinished(ctx context.Context, ds string, dryRun bool, res *SweepResult) error {
+	u, ok := k.Deep.(storage.Unfinished)
+	if !ok {
+		return nil
+	}
+	objs, err := u.ListUnfinished(ctx, ds+"/")
+	if err != nil {
+		return fmt.Errorf("sweep %s: %w", ds, err)
+	}
+	for _, o := range objs {
+		if !o.Modified.Before(res.Before) {
+			continue
+		}
+		if !dryRun {
+			if err := u.DeleteUnfinished(ctx, o.Key); err != nil {
+				return fmt.Errorf("sweep %s: %w", ds, err)
+			}
+		}
+		res.Deleted = append(res.Deleted, Orphan{URI: k.Deep.URI(o.Key), Bytes: o.Size, Modified: o.Modified, Unfinished: true})
+		res.Bytes += o.Size
+	}
+	return nil
 }

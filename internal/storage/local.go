@@ -186,6 +186,12 @@ func (l *Local) List(ctx context.Context, prefix string) ([]string, error) {
 
 // ListObjects implements Store.
 func (l *Local) ListObjects(ctx context.Context, prefix string) ([]Object, error) {
+	return l.walk(ctx, prefix, false)
+}
+
+// walk lists the files under prefix: the whole ones, or with unfinished
+// the temporary files of Puts that never renamed them.
+func (l *Local) walk(ctx context.Context, prefix string, unfinished bool) ([]Object, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return nil, fmt.Errorf("list %q: %w", prefix, err)
 	}
@@ -214,7 +220,7 @@ func (l *Local) ListObjects(ctx context.Context, prefix string) ([]Object, error
 			if path != start && !strings.HasPrefix(key+"/", prefix) && !strings.HasPrefix(prefix, key+"/") {
 				return fs.SkipDir
 			}
-		case d.Type().IsRegular() && !strings.Contains(d.Name(), tempMarker) && strings.HasPrefix(key, prefix):
+		case d.Type().IsRegular() && strings.Contains(d.Name(), tempMarker) == unfinished && strings.HasPrefix(key, prefix):
 			info, err := d.Info()
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil // deleted while listed

@@ -96,7 +96,11 @@ func (r killResult) writeText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "orphans (files nothing lists, modified before %s): %s %d (%d bytes)\n", r.Orphans.Before.Format(time.RFC3339), verb, len(r.Orphans.Deleted), r.Orphans.Bytes)
 	for _, o := range r.Orphans.Deleted {
-		fmt.Fprintf(w, "  %s %s\n", verb, o.URI)
+		what := ""
+		if o.Unfinished {
+			what = " (a write its writer never finished)"
+		}
+		fmt.Fprintf(w, "  %s %s%s\n", verb, o.URI, what)
 	}
 	return nil
 }
