@@ -163,6 +163,10 @@ func (a *Activities) tableReplace(in protocol.CompactIntervalInput, read []pgsto
 	}
 }
 
+// paceRows: a compaction lets its pacer pause it after every so many rows
+// (a few milliseconds of work).
+const paceRows = 4096
+
 // compactWriter writes the merged rows of one interval as segments of at
 // most rowsPer rows each.
 type compactWriter struct {
@@ -173,6 +177,7 @@ type compactWriter struct {
 	rowsPer int64
 	run     *running
 	grain   domain.Granularity // the rows' query granularity (compact.Grain)
+	pacer   *workload.Pacer    // yields the worker's cores to ingestion
 
 	cur   *os.File
 	w     *segment.Writer
@@ -202,7 +207,8 @@ func (a *Activities) compactSegments(ctx context.Context, in protocol.CompactInt
 		return nil, fmt.Errorf("compaction %s: %w", in.Name, err)
 	}
 	task := compact.Task{Rows: in.Task.Rows, Bytes: in.Task.Bytes}
-	cw := &compactWriter{a: a, in: in, schema: schema, tmpDir: tmpDir, rowsPer: compact.RowsPerSegment(task, in.Config), run: run}
+	cw := &compactWriter{a: a, in: in, schema: schema, tmpDir: tmpDir, rowsPer: compact.RowsPerSegment(task, in.Config), run: run,
+		pacer: a.Tracker.Pacer()}
 	if a.Tables != nil && spec.IOConfig.TableOn() {
 		cw.ids, err = a.Tables.Ensure(ctx, in.DataSource, schema, spec.DataSchema.GranularitySpec.SegmentGranularity)
 		var schemaErr *lake.SchemaError
@@ -255,6 +261,11 @@ func (cw *compactWriter) add(ctx context.Context, r domain.Row) error {
 	}
 	cw.rows++
 	cw.total++
+	if cw.total%paceRows == 0 {
+		if err := cw.pacer.Step(ctx); err != nil {
+			return err
+		}
+	}
 	if cw.total%65536 == 0 {
 		cw.run.progress(nil, cw.total, 0)
 	}

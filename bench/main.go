@@ -52,6 +52,11 @@ type options struct {
 	orchCheckpoints int
 	orchSpec        string
 
+	// The compaction phase.
+	compactMemLimit   string
+	compactIdle       time.Duration
+	compactIdlePeriod time.Duration
+
 	// The table-growth phase.
 	growthMarks    []int         // publications after which to measure; runs to the largest
 	growthShortAge time.Duration // the short retention's maxSnapshotAge (0: no short run)
@@ -66,7 +71,7 @@ func parseOptions(args []string) (options, error) {
 	var o options
 	var variantList, phases, handoffTables, marks string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default)")
+	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration,compaction", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), compaction (the backlog compacted from small segments, rollup off and re-rolled up; ingestion beside a compaction; the idle compaction workflow), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default)")
 	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
 	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
@@ -86,6 +91,9 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.growthLoads, "growth-loads", 5, "tablegrowth: loads per load-time median")
 	fs.IntVar(&o.growthRenew, "growth-renew", 0, "tablegrowth: a new lake.Lake (empty cache, as after a worker restart) every so many publications; 0: one for the whole run, as a worker; a multiple of 50 keeps the maintenance cadence")
 	fs.Float64Var(&o.growthMaxHeapMiB, "growth-max-heap", 3072, "tablegrowth: stop a run whose live heap, checked every 50 publications, exceeds this many MiB")
+	fs.StringVar(&o.compactMemLimit, "compaction-memory-limit", "256MiB", "compaction: GOMEMLIMIT of the worker that compacts")
+	fs.DurationVar(&o.compactIdle, "compaction-idle", time.Minute, "compaction: how long to count the history of the compaction workflow with nothing to do (0 skips it)")
+	fs.DurationVar(&o.compactIdlePeriod, "compaction-idle-period", 10*time.Second, "compaction: the config's period while counting idle rounds (the history per round does not depend on it; per day is scaled to the default period)")
 	fs.StringVar(&o.jsonPath, "json", "bench-result.json", "file to write the results to as JSON")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "have the worker write a CPU profile per variant to this path prefix (e.g. cpu: cpu-rollup-off.pprof)")
 	fs.StringVar(&o.workerBin, "worker", ".dev/bin/worker", "worker binary (make build)")
@@ -121,6 +129,8 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-idle %v -steady %v -steady-checkpoints %d: want none negative", o.idle, o.steady, o.orchCheckpoints)
 	case o.steady > 0 && o.steadyRate <= 0:
 		return options{}, fmt.Errorf("-steady-rate %v: want a positive rate", o.steadyRate)
+	case o.compactIdle < 0 || o.compactIdlePeriod < time.Second:
+		return options{}, fmt.Errorf("-compaction-idle %v -compaction-idle-period %v: want idle >= 0 and a period of 1s or more", o.compactIdle, o.compactIdlePeriod)
 	case o.repeat < 1:
 		return options{}, fmt.Errorf("-repeat %d: want at least 1", o.repeat)
 	case o.growthShortAge < 0 || o.growthLoads < 1:

@@ -233,28 +233,9 @@ func describeSegments(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec,
 // verifyEvents reads every segment back and checks that the count metric
 // sums to the events produced: one lost or duplicated event fails the run.
 func verifyEvents(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, metric string, want int64) error {
-	rows, err := pool.Query(ctx, `SELECT uri FROM segments WHERE datasource = $1 AND used`, spec.DataSchema.DataSource)
+	got, err := sumMetric(ctx, pool, spec, metric)
 	if err != nil {
-		return fmt.Errorf("list segments: %w", err)
-	}
-	var uris []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return err
-		}
-		uris = append(uris, u)
-	}
-	if err := rows.Err(); err != nil {
 		return err
-	}
-	var got int64
-	for _, u := range uris {
-		n, err := countEvents(u, metric)
-		if err != nil {
-			return err
-		}
-		got += n
 	}
 	if got != want {
 		return fmt.Errorf("%s: segments hold %d events, %d were produced: exactly-once broken", spec.ID, got, want)
@@ -262,7 +243,36 @@ func verifyEvents(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, met
 	return nil
 }
 
-// countEvents sums the count metric of one segment file.
+// sumMetric reads every used segment back and sums a long metric.
+func sumMetric(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, metric string) (int64, error) {
+	rows, err := pool.Query(ctx, `SELECT uri FROM segments WHERE datasource = $1 AND used`, spec.DataSchema.DataSource)
+	if err != nil {
+		return 0, fmt.Errorf("list segments: %w", err)
+	}
+	var uris []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return 0, err
+		}
+		uris = append(uris, u)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	var got int64
+	for _, u := range uris {
+		n, err := countEvents(u, metric)
+		if err != nil {
+			return 0, err
+		}
+		got += n
+	}
+	return got, nil
+}
+
+// countEvents sums a long metric (the count, by default) of one segment
+// file.
 func countEvents(uri, metric string) (int64, error) {
 	u, err := url.Parse(uri)
 	if err != nil || u.Scheme != "file" {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"handoff/internal/domain"
 )
 
 func printReport(w io.Writer, r result) {
@@ -24,8 +26,30 @@ func printReport(w io.Writer, r result) {
 	if r.Orchestration != nil {
 		printOrchestration(w, *r.Orchestration)
 	}
+	if r.Compaction != nil {
+		printCompaction(w, *r.Compaction)
+	}
 	if len(r.TableGrowth) > 0 {
 		printTableGrowth(w, r.TableGrowth)
+	}
+}
+
+func printCompaction(w io.Writer, r compactionResult) {
+	fmt.Fprintf(w, "\nCompaction of the backlog ingested in sequences of %d rows (a worker of its own, one compaction at a time):\n\n", compactionSegmentRows)
+	fmt.Fprintln(w, "| run | seconds | rows/s (in) | rows in → out | segments in → out | bytes in → out | worker CPU-s / M rows | peak worker RSS (GOMEMLIMIT) |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	for _, c := range r.Runs {
+		fmt.Fprintf(w, "| %s | %.1f | %.0f | %d → %d | %d → %d | %.1f → %.1f MiB | %.1f | %.0f MiB (%s) |\n",
+			c.Name, c.Seconds, c.RowsPerSecond, c.RowsIn, c.RowsOut, c.SegmentsIn, c.SegmentsOut,
+			float64(c.BytesIn)/(1<<20), float64(c.BytesOut)/(1<<20), c.CPUSecondsPerM, c.PeakRSSMiB, c.MemLimit)
+	}
+	if b := r.Beside; b != nil {
+		fmt.Fprintf(w, "\nIngestion beside a compaction on the same worker: %.0f events/s against %.0f alone (mean of before and after): **%.2f ×**; the compaction ran during %.0f%% of the drain\n",
+			b.BesideRate, b.AloneRate, b.Ratio, 100*b.Overlap)
+	}
+	if i := r.Idle; i != nil {
+		fmt.Fprintf(w, "\nIdle compaction workflow: %d history events in %d rounds at period %s = %.1f per round; at the default period (%v) %.0f a day\n",
+			i.HistoryEvents, i.Rounds, i.Period, i.EventsPerRound, domain.DefaultCompactionPeriod, i.PerDayDefault)
 	}
 }
 

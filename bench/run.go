@@ -38,6 +38,8 @@ type result struct {
 	TableGrowth []tableGrowthRun `json:"tableGrowth,omitempty"`
 	// Orchestration is what Temporal costs idle and at a steady rate.
 	Orchestration *orchestrationResult `json:"orchestration,omitempty"`
+	// Compaction is the compaction phase (issue 16).
+	Compaction *compactionResult `json:"compaction,omitempty"`
 	Wall          string               `json:"wall"`
 	Command       string               `json:"command"`
 	StartedAt     time.Time            `json:"startedAt"`
@@ -97,7 +99,7 @@ func parseOnOff(flag, s string) ([]bool, error) {
 }
 
 // The phases of a run, in the order they run.
-var allPhases = []string{"backlog", "handoff", "orchestration", "tablegrowth"}
+var allPhases = []string{"backlog", "handoff", "orchestration", "compaction", "tablegrowth"}
 
 func parsePhases(s string) ([]string, error) {
 	var out []string
@@ -177,6 +179,17 @@ func run(ctx context.Context, o options) (result, error) {
 		}
 		res.Orchestration = &r
 	}
+	if slices.Contains(o.phases, "compaction") {
+		ends, err := ensureBacklog(ctx, s, o, &res)
+		if err != nil {
+			return res, err
+		}
+		r, err := runCompaction(ctx, s, o, tc, ends)
+		if err != nil {
+			return res, fmt.Errorf("compaction: %w", err)
+		}
+		res.Compaction = &r
+	}
 	if slices.Contains(o.phases, "tablegrowth") {
 		for _, g := range growthRetentions(o) {
 			logf("table growth, %s: %d publications", g.name, slices.Max(o.growthMarks))
@@ -193,23 +206,9 @@ func run(ctx context.Context, o options) (result, error) {
 // runBacklog produces the backlog, reads it for the ceiling and drains it
 // with each variant.
 func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res *result) error {
-	res.Events = o.events
-	if err := s.createTopic(ctx, backlogTopic, o.partitions); err != nil {
-		return err
-	}
-	logf("producing %d events to %s (%d partitions)", o.events, backlogTopic, o.partitions)
-	b := newBacklog(o.events, o.partitions, time.Now())
-	bytes, err := produceBacklog(ctx, s.brokers, backlogTopic, b)
+	ends, err := ensureBacklog(ctx, s, o, res)
 	if err != nil {
 		return err
-	}
-	res.MeanEventBytes = float64(bytes) / float64(o.events)
-	ends := domain.Offsets{}
-	for p := range o.partitions {
-		ends[int32(p)] = o.events / int64(o.partitions)
-		if int64(p) < o.events%int64(o.partitions) {
-			ends[int32(p)]++
-		}
 	}
 
 	// The ceiling is the best of three plain reads.
@@ -250,6 +249,33 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 		}
 	}
 	return nil
+}
+
+// ensureBacklog produces the backlog once (res.Events tells whether it
+// has been) and returns each partition's end offset.
+func ensureBacklog(ctx context.Context, s *stack, o options, res *result) (domain.Offsets, error) {
+	ends := domain.Offsets{}
+	for p := range o.partitions {
+		ends[int32(p)] = o.events / int64(o.partitions)
+		if int64(p) < o.events%int64(o.partitions) {
+			ends[int32(p)]++
+		}
+	}
+	if res.Events > 0 {
+		return ends, nil
+	}
+	if err := s.createTopic(ctx, backlogTopic, o.partitions); err != nil {
+		return nil, err
+	}
+	logf("producing %d events to %s (%d partitions)", o.events, backlogTopic, o.partitions)
+	b := newBacklog(o.events, o.partitions, time.Now())
+	bytes, err := produceBacklog(ctx, s.brokers, backlogTopic, b)
+	if err != nil {
+		return nil, err
+	}
+	res.Events = o.events
+	res.MeanEventBytes = float64(bytes) / float64(o.events)
+	return ends, nil
 }
 
 func readMachine() machine {

@@ -141,6 +141,16 @@ func (w *workerProc) exitErr() error {
 
 func (w *workerProc) pid() int { return w.cmd.Process.Pid }
 
+// alive is nil while the worker runs, else why it exited.
+func (w *workerProc) alive() error {
+	select {
+	case <-w.done:
+		return fmt.Errorf("worker exited (%v); see %s", w.err, w.logPath)
+	default:
+		return nil
+	}
+}
+
 func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

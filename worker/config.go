@@ -81,6 +81,10 @@ type Config struct {
 	// fraction of MemoryLimit, in (0, 1] (HANDOFF_PUSHBACK_FRACTION).
 	// Default 0.8.
 	PushBackFraction float64
+	// CompactShare: while ingestion makes progress on this worker, a
+	// compaction works at most this share of its time, in (0, 1]
+	// (HANDOFF_COMPACT_SHARE). Default 0.5; 1 never holds it back.
+	CompactShare float64
 	// Security holds Kafka's TLS and SASL and Temporal's TLS and API key,
 	// from the environment (see Security). Logged without secrets.
 	Security Security
@@ -104,8 +108,8 @@ func envOr(name, def string) string {
 // ParseConfig reads flags (args without the program name), falling back to
 // the environment and then to defaults.
 func ParseConfig(args []string) (Config, error) {
-	c := Config{MaxConsume: 4, MaxPublish: 2, PushBackFraction: 0.8, ShutdownGrace: 30 * time.Second}
-	var brokers, maxConsume, maxPublish, memoryLimit, fraction, grace, snapAge, minSnaps string
+	c := Config{MaxConsume: 4, MaxPublish: 2, PushBackFraction: 0.8, CompactShare: workload.DefaultCompactShare, ShutdownGrace: 30 * time.Second}
+	var brokers, maxConsume, maxPublish, memoryLimit, fraction, compactShare, grace, snapAge, minSnaps string
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "Postgres URL (env DATABASE_URL)")
 	fs.StringVar(&c.TemporalAddress, "temporal-address", envOr("TEMPORAL_ADDRESS", "localhost:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
@@ -125,6 +129,7 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&maxPublish, "max-publish", envOr("HANDOFF_MAX_PUBLISH", "2"), "publish activities run at once (env HANDOFF_MAX_PUBLISH)")
 	fs.StringVar(&memoryLimit, "memory-limit", envOr("HANDOFF_MEMORY_LIMIT", "0"), "heap limit for push-back, e.g. 2GiB; 0: GOMEMLIMIT if set, else none (env HANDOFF_MEMORY_LIMIT)")
 	fs.StringVar(&fraction, "pushback-fraction", envOr("HANDOFF_PUSHBACK_FRACTION", "0.8"), "new consume work waits above this fraction of the memory limit (env HANDOFF_PUSHBACK_FRACTION)")
+	fs.StringVar(&compactShare, "compact-share", envOr("HANDOFF_COMPACT_SHARE", strconv.FormatFloat(workload.DefaultCompactShare, 'g', -1, 64)), "while ingestion is busy, a compaction works at most this share of its time, in (0, 1]; 1: never held back (env HANDOFF_COMPACT_SHARE)")
 	fs.StringVar(&grace, "shutdown-grace", envOr("HANDOFF_SHUTDOWN_GRACE", "30s"), "how long stopping waits for running activities (env HANDOFF_SHUTDOWN_GRACE)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage of worker:\n")
@@ -154,6 +159,13 @@ func ParseConfig(args []string) (Config, error) {
 	parse("memory limit", memoryLimit, func(s string) (err error) { c.MemoryLimit, err = parseBytes(s); return err })
 	parse("push-back fraction", fraction, func(s string) (err error) {
 		c.PushBackFraction, err = strconv.ParseFloat(s, 64)
+		if err != nil {
+			return errors.New("want a number in (0, 1]")
+		}
+		return nil
+	})
+	parse("compact share", compactShare, func(s string) (err error) {
+		c.CompactShare, err = strconv.ParseFloat(s, 64)
 		if err != nil {
 			return errors.New("want a number in (0, 1]")
 		}
@@ -268,6 +280,9 @@ func (c Config) Validate() error {
 	if !(c.PushBackFraction > 0 && c.PushBackFraction <= 1) {
 		errs = append(errs, fmt.Errorf("push-back fraction %g: want a number in (0, 1]", c.PushBackFraction))
 	}
+	if !(c.CompactShare > 0 && c.CompactShare <= 1) {
+		errs = append(errs, fmt.Errorf("compact share %g: want a number in (0, 1]", c.CompactShare))
+	}
 	if c.ShutdownGrace < 0 {
 		errs = append(errs, fmt.Errorf("shutdown grace %s: want 0 or more", c.ShutdownGrace))
 	}
@@ -286,7 +301,7 @@ func (c Config) level() (slog.Level, error) {
 func (c Config) limits() workload.Limits {
 	return workload.Limits{
 		Consume: c.MaxConsume, Publish: c.MaxPublish,
-		MemoryLimit: c.MemoryLimit, PushBackFraction: c.PushBackFraction,
+		MemoryLimit: c.MemoryLimit, PushBackFraction: c.PushBackFraction, CompactShare: c.CompactShare,
 	}
 }
 
@@ -315,6 +330,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("maxPublish", c.MaxPublish),
 		slog.Int64("memoryLimit", c.MemoryLimit),
 		slog.Float64("pushBackFraction", c.PushBackFraction),
+		slog.Float64("compactShare", c.CompactShare),
 		slog.Duration("shutdownGrace", c.ShutdownGrace),
 		slog.Any("security", c.Security),
 	)

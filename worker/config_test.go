@@ -19,6 +19,7 @@ func clearWorkerEnv(t *testing.T) {
 		"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "KAFKA_BROKERS", "HANDOFF_DEEP_STORAGE", "HANDOFF_STAGING_DIR",
 		"HANDOFF_HTTP_ADDR", "HANDOFF_LOG_LEVEL", "HANDOFF_LOG_FORMAT", "HANDOFF_MAX_CONSUME", "HANDOFF_MAX_PUBLISH",
 		"HANDOFF_MEMORY_LIMIT", "HANDOFF_PUSHBACK_FRACTION", "HANDOFF_SHUTDOWN_GRACE", "HANDOFF_SCRATCH_DIR",
+		"HANDOFF_COMPACT_SHARE",
 	} {
 		t.Setenv(name, "")
 	}
@@ -33,6 +34,7 @@ func TestConfigWorkloadDefaults(t *testing.T) {
 	require.Equal(t, 2, cfg.MaxPublish)
 	require.Zero(t, cfg.MemoryLimit)
 	require.Equal(t, 0.8, cfg.PushBackFraction)
+	require.Equal(t, 0.5, cfg.CompactShare)
 	require.Equal(t, 30*time.Second, cfg.ShutdownGrace)
 }
 
@@ -45,6 +47,7 @@ func TestConfigWorkloadFromEnvironmentAndFlags(t *testing.T) {
 	t.Setenv("HANDOFF_MEMORY_LIMIT", "512MiB")
 	t.Setenv("HANDOFF_PUSHBACK_FRACTION", "0.5")
 	t.Setenv("HANDOFF_SHUTDOWN_GRACE", "2m")
+	t.Setenv("HANDOFF_COMPACT_SHARE", "0.25")
 	cfg, err := ParseConfig(nil)
 	require.NoError(t, err)
 	require.Equal(t, "json", cfg.LogFormat)
@@ -53,9 +56,10 @@ func TestConfigWorkloadFromEnvironmentAndFlags(t *testing.T) {
 	require.Equal(t, int64(512<<20), cfg.MemoryLimit)
 	require.Equal(t, 0.5, cfg.PushBackFraction)
 	require.Equal(t, 2*time.Minute, cfg.ShutdownGrace)
+	require.Equal(t, 0.25, cfg.CompactShare)
 
 	cfg, err = ParseConfig([]string{"--log-format", "text", "--max-consume", "1", "--max-publish", "1",
-		"--memory-limit", "2GiB", "--pushback-fraction", "1", "--shutdown-grace", "0s"})
+		"--memory-limit", "2GiB", "--pushback-fraction", "1", "--shutdown-grace", "0s", "--compact-share", "1"})
 	require.NoError(t, err)
 	require.Equal(t, "text", cfg.LogFormat, "a flag wins over the environment")
 	require.Equal(t, 1, cfg.MaxConsume)
@@ -63,6 +67,7 @@ func TestConfigWorkloadFromEnvironmentAndFlags(t *testing.T) {
 	require.Equal(t, int64(2<<30), cfg.MemoryLimit)
 	require.Equal(t, 1.0, cfg.PushBackFraction)
 	require.Zero(t, cfg.ShutdownGrace)
+	require.Equal(t, 1.0, cfg.CompactShare)
 }
 
 func TestParseBytes(t *testing.T) {
@@ -84,9 +89,9 @@ func TestParseBytes(t *testing.T) {
 func TestConfigNamesWhatIsWrongWithTheWorkload(t *testing.T) {
 	clearWorkerEnv(t)
 	t.Setenv("DATABASE_URL", "postgres://x@h/db")
-	_, err := ParseConfig([]string{"--max-consume", "many", "--memory-limit", "2GB", "--pushback-fraction", "most", "--shutdown-grace", "soon"})
+	_, err := ParseConfig([]string{"--max-consume", "many", "--memory-limit", "2GB", "--pushback-fraction", "most", "--shutdown-grace", "soon", "--compact-share", "half"})
 	require.Error(t, err)
-	for _, want := range []string{`max consume "many"`, `memory limit "2GB"`, `push-back fraction "most"`, `shutdown grace "soon"`} {
+	for _, want := range []string{`max consume "many"`, `memory limit "2GB"`, `push-back fraction "most"`, `shutdown grace "soon"`, `compact share "half"`} {
 		require.Contains(t, err.Error(), want)
 	}
 
@@ -98,6 +103,10 @@ func TestConfigNamesWhatIsWrongWithTheWorkload(t *testing.T) {
 	}
 	_, err = ParseConfig([]string{"--pushback-fraction", "0"})
 	require.ErrorContains(t, err, "push-back fraction 0")
+	for _, share := range []string{"0", "1.5", "-0.5"} {
+		_, err = ParseConfig([]string{"--compact-share", share})
+		require.ErrorContains(t, err, "compact share "+share)
+	}
 }
 
 func TestConfigNeverShowsPasswords(t *testing.T) {

@@ -48,8 +48,8 @@ func TestLoggerMasksPasswords(t *testing.T) {
 func TestTrackerMonitorStartsAndStops(t *testing.T) {
 	t.Parallel()
 	lc := fxtest.NewLifecycle(t)
-	tr := newTracker(lc, Config{MaxConsume: 3, MaxPublish: 1, PushBackFraction: 0.8})
-	require.Equal(t, workload.Limits{Consume: 3, Publish: 1, Compact: 1, PushBackFraction: 0.8, CheckEvery: tr.Limits().CheckEvery}, tr.Limits())
+	tr := newTracker(lc, Config{MaxConsume: 3, MaxPublish: 1, PushBackFraction: 0.8, CompactShare: 0.25})
+	require.Equal(t, workload.Limits{Consume: 3, Publish: 1, Compact: 1, CompactShare: 0.25, PushBackFraction: 0.8, CheckEvery: tr.Limits().CheckEvery}, tr.Limits())
 	lc.RequireStart()
 	lc.RequireStop() // returns once the monitor has
 }

@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"handoff/internal/domain"
@@ -25,6 +26,8 @@ type Tracker struct {
 	failures []Failure
 	memory   Memory
 	pushed   chan struct{} // closed while not pushing back
+
+	ingestAt atomic.Int64 // unix nanoseconds of the last consume or publish progress
 }
 
 // NewTracker applies the limits' defaults.
@@ -37,6 +40,9 @@ func NewTracker(l Limits) *Tracker {
 	}
 	if l.Compact <= 0 {
 		l.Compact = 1
+	}
+	if l.CompactShare <= 0 || l.CompactShare > 1 {
+		l.CompactShare = DefaultCompactShare
 	}
 	if l.PushBackFraction <= 0 || l.PushBackFraction > 1 {
 		l.PushBackFraction = 0.8
@@ -188,6 +194,9 @@ func (h *Handle) Progress(offsets domain.Offsets, rows, bytes int64) {
 		h.w.Offsets = offsets.Clone()
 	}
 	h.w.Rows, h.w.Bytes = rows, bytes
+	if h.w.Kind == Consume || h.w.Kind == Publish {
+		h.t.ingestAt.Store(time.Now().UnixNano())
+	}
 }
 
 // Work returns the activity's entry as it stands.

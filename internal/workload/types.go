@@ -38,6 +38,12 @@ type Limits struct {
 	Publish int `json:"publish"`
 	// Compact is how many compactions run at once. Default 1.
 	Compact int `json:"compact"`
+	// CompactShare: while ingestion makes progress on this worker (a
+	// consume or publish reported rows within IngestBusyWindow), a
+	// compaction works at most this share of its time and sleeps the
+	// rest, so that the worker's cores go to ingestion first. Default
+	// 0.5; 1 never paces.
+	CompactShare float64 `json:"compactShare"`
 	// MemoryLimit is the heap size push-back is measured against (bytes);
 	// 0 takes the Go runtime's limit (GOMEMLIMIT / debug.SetMemoryLimit)
 	// when set, else disables push-back. Default 0.
