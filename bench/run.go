@@ -40,9 +40,9 @@ type result struct {
 	Orchestration *orchestrationResult `json:"orchestration,omitempty"`
 	// Compaction is the compaction phase (issue 16).
 	Compaction *compactionResult `json:"compaction,omitempty"`
-	Wall          string               `json:"wall"`
-	Command       string               `json:"command"`
-	StartedAt     time.Time            `json:"startedAt"`
+	Wall       string            `json:"wall"`
+	Command    string            `json:"command"`
+	StartedAt  time.Time         `json:"startedAt"`
 }
 
 type machine struct {
