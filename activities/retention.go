@@ -41,7 +41,7 @@ func (a *Activities) ApplyRetention(ctx context.Context, in protocol.ApplyRetent
 			return protocol.ApplyRetentionResult{}, err
 		}
 	}
-	k := lifecycle.Killer{Store: a.Store, Deep: a.Deep, Tables: a.Tables}
+	k := lifecycle.Killer{Store: a.Store, Deep: a.Deep, Tables: a.Tables, Staging: a.Staging}
 	killed, err := k.Kill(ctx, in.DataSource, rules.KillGrace(), false)
 	if err != nil {
 		return protocol.ApplyRetentionResult{}, err

@@ -18,6 +18,7 @@ import (
 	"handoff/internal/lake"
 	"handoff/internal/lake/laketest"
 	"handoff/internal/lifecycle"
+	"handoff/internal/storage"
 )
 
 // TestRetentionDropsOldIntervalsAndKillDeletesExactlyTheUnreferencedFiles
@@ -106,20 +107,40 @@ func TestRetentionDropsOldIntervalsAndKillDeletesExactlyTheUnreferencedFiles(t *
 	// A worker killed in the middle of a write leaves its temporary file.
 	halfWritten := s.deep.Path(orphan) + ".tmp-4242"
 	require.NoError(t, os.WriteFile(halfWritten, []byte("PAR1 half a segm"), 0o600))
+	// A worker killed between a publish's commit and its removal of the
+	// sequence's staging directory leaves the chunks; the chunks of a
+	// sequence not published (open) must stay.
+	var published string
+	require.NoError(t, s.store.Pool().QueryRow(context.Background(),
+		`SELECT sequence_name FROM published_sequences WHERE datasource = $1 LIMIT 1`, ds).Scan(&published))
+	leftChunk := spec.ID + "/" + published + "/p0-0.run"
+	openChunk := spec.ID + "/" + spec.ID + "_g0_s999/p0-0.run"
+	for _, key := range []string{leftChunk, openChunk} {
+		require.NoError(t, s.staging.Put(context.Background(), key, func(w io.Writer) error {
+			_, err := w.Write([]byte("a chunk"))
+			return err
+		}))
+	}
 	time.Sleep(20 * time.Millisecond)
-	k := lifecycle.Killer{Store: s.store, Deep: s.deep, Tables: s.acts.Tables}
+	k := lifecycle.Killer{Store: s.store, Deep: s.deep, Tables: s.acts.Tables, Staging: s.staging}
 	dry, err := k.Sweep(context.Background(), ds, 10*time.Millisecond, true)
 	require.NoError(t, err)
-	require.Len(t, dry.Deleted, 2, "the dry run lists the orphan and the unfinished write, and only them: %+v", dry.Deleted)
+	require.Len(t, dry.Deleted, 3, "the dry run lists the orphan, the unfinished write and the published sequence's chunk, and only them: %+v", dry.Deleted)
 	require.Equal(t, s.deep.URI(orphan), dry.Deleted[0].URI)
 	require.False(t, dry.Deleted[0].Unfinished)
 	require.True(t, dry.Deleted[1].Unfinished)
+	require.Equal(t, s.staging.URI(leftChunk), dry.Deleted[2].URI)
+	require.True(t, dry.Deleted[2].Staging)
 	_, err = s.deep.Open(context.Background(), orphan)
 	require.NoError(t, err, "a dry run deletes nothing")
 	swept, err := k.Sweep(context.Background(), ds, 10*time.Millisecond, false)
 	require.NoError(t, err)
-	require.Len(t, swept.Deleted, 2)
+	require.Len(t, swept.Deleted, 3)
 	require.NoFileExists(t, halfWritten)
+	_, err = s.staging.Open(context.Background(), leftChunk)
+	require.ErrorIs(t, err, storage.ErrNotFound, "the published sequence's leftover chunk is swept")
+	_, err = s.staging.Open(context.Background(), openChunk)
+	require.NoError(t, err, "an unpublished sequence's chunk stays")
 
 	// Deep storage holds exactly the used segments' files (and the table's
 	// metadata).

@@ -20,6 +20,8 @@ type Killer struct {
 	Deep  storage.Store
 	// Tables, when set, are asked which files kept snapshots reference.
 	Tables *lake.Lake
+	// Staging, when set, is swept of what published sequences left there.
+	Staging storage.Store
 }
 
 // File is one unused segment's file and what the kill did with it.

@@ -24,6 +24,8 @@ type Orphan struct {
 	// Unfinished: a write its writer never finished (a temporary file,
 	// an incomplete multipart upload).
 	Unfinished bool `json:"unfinished,omitempty"`
+	// Staging: a file in staging, of a sequence already published.
+	Staging bool `json:"staging,omitempty"`
 }
 
 // SweepResult is what one sweep deleted (or, in a dry run, would delete).
@@ -42,7 +44,9 @@ type SweepResult struct {
 // last modified more than grace ago: the segment files of publishes that
 // failed their offset check, of compactions that died before their commit,
 // of attempts whose retries wrote them again; and writes that never
-// finished (storage.Unfinished), of workers killed in the middle of one. grace must be longer than
+// finished (storage.Unfinished), of workers killed in the middle of one;
+// and, when the Killer has the staging store, the staging directories of
+// published sequences (sweepStaging). grace must be longer than
 // any publish or compaction runs before its commit (MinSweepGrace) while
 // either may be running.
 func (k *Killer) Sweep(ctx context.Context, ds string, grace time.Duration, dryRun bool) (SweepResult, error) {
@@ -76,7 +80,10 @@ func (k *Killer) Sweep(ctx context.Context, ds string, grace time.Duration, dryR
 		res.Deleted = append(res.Deleted, Orphan{URI: uri, Bytes: o.Size, Modified: o.Modified})
 		res.Bytes += o.Size
 	}
-	return res, k.sweepUnfinished(ctx, ds, dryRun, &res)
+	if err := k.sweepUnfinished(ctx, ds, dryRun, &res); err != nil {
+		return res, err
+	}
+	return res, k.sweepStaging(ctx, ds, dryRun, &res)
 }
 
 // sweepUnfinished deletes the writes to the datasource's directory that

@@ -64,3 +64,36 @@ func (s *Store) SegmentURIs(ctx context.Context, dataSource string) (map[string]
 	}
 	return out, nil
 }
+
+// SupervisorsOf lists the supervisors that published into the datasource.
+func (s *Store) SupervisorsOf(ctx context.Context, dataSource string) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT supervisor_id FROM published_sequences WHERE datasource = $1 ORDER BY supervisor_id`, dataSource)
+	if err != nil {
+		return nil, fmt.Errorf("list supervisors of datasource %q: %w", dataSource, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list supervisors of datasource %q: %w", dataSource, err)
+	}
+	return ids, nil
+}
+
+// Published returns which of the sequence names have been published.
+func (s *Store) Published(ctx context.Context, names []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT sequence_name FROM published_sequences WHERE sequence_name = ANY($1)`, names)
+	if err != nil {
+		return nil, fmt.Errorf("look up %d sequences: %w", len(names), err)
+	}
+	var name string
+	if _, err := pgx.ForEachRow(rows, []any{&name}, func() error {
+		out[name] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("look up %d sequences: %w", len(names), err)
+	}
+	return out, nil
+}
