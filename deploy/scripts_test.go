@@ -110,6 +110,7 @@ func TestSetupNamespaceScript(t *testing.T) {
 			"operator search-attribute create " + addr + " --name DataSource --type Keyword",
 			"operator search-attribute create " + addr + " --name Topic --type Keyword",
 			"operator search-attribute create " + addr + " --name SupervisorState --type Keyword",
+			"operator search-attribute create " + addr + " --name CompactionState --type Keyword",
 		}},
 		// SupervisorState is there, Supervisor is not: names match whole.
 		{"partly done", "SupervisorState DataSource", true, []string{
@@ -118,8 +119,9 @@ func TestSetupNamespaceScript(t *testing.T) {
 			"operator search-attribute list " + addr,
 			"operator search-attribute create " + addr + " --name Supervisor --type Keyword",
 			"operator search-attribute create " + addr + " --name Topic --type Keyword",
+			"operator search-attribute create " + addr + " --name CompactionState --type Keyword",
 		}},
-		{"done", "Supervisor DataSource Topic SupervisorState", true, []string{
+		{"done", "Supervisor DataSource Topic SupervisorState CompactionState", true, []string{
 			"operator cluster health --address temporal:7233",
 			"operator namespace describe " + addr,
 			"operator search-attribute list " + addr,
@@ -165,7 +167,7 @@ esac
 			creates++
 		}
 	}
-	if creates != 5 { // one retried, then the other three
-		t.Fatalf("%d creates, want 5:\n%s", creates, strings.Join(log, "\n"))
+	if creates != 6 { // one retried, then the other four
+		t.Fatalf("%d creates, want 6:\n%s", creates, strings.Join(log, "\n"))
 	}
 }

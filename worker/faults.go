@@ -30,17 +30,18 @@ const (
 // variable unset, empty or not a probability.
 func faultsFromEnv(log *slog.Logger) activities.Faults {
 	return activities.Faults{
-		AfterPublishCommit:     killHook(log, FaultKillAfterCommitEnv, "kill-after-commit"),
-		BeforeCompactionCommit: killHook(log, FaultKillBeforeCompactionCommitEnv, "kill-before-compaction-commit"),
-		AfterCompactionCommit:  killHook(log, FaultKillAfterCompactionCommitEnv, "kill-after-compaction-commit"),
+		AfterPublishCommit: killHook(log, FaultKillAfterCommitEnv, os.Getenv(FaultKillAfterCommitEnv), "kill-after-commit"),
+		BeforeCompactionCommit: killHook(log, FaultKillBeforeCompactionCommitEnv,
+			os.Getenv(FaultKillBeforeCompactionCommitEnv), "kill-before-compaction-commit"),
+		AfterCompactionCommit: killHook(log, FaultKillAfterCompactionCommitEnv,
+			os.Getenv(FaultKillAfterCompactionCommitEnv), "kill-after-compaction-commit"),
 	}
 }
 
 // killHook is a fault hook that SIGKILLs the process with the probability
-// env holds, after writing "FAULT <what> <name>" to stderr; nil when env
-// asks for nothing.
-func killHook(log *slog.Logger, env, what string) func(name string) error {
-	s := os.Getenv(env)
+// s (the value of variable env), after writing "FAULT <what> <name>" to
+// stderr; nil when s asks for nothing.
+func killHook(log *slog.Logger, env, s, what string) func(name string) error {
 	if s == "" {
 		return nil
 	}
