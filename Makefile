@@ -36,6 +36,7 @@ test-ui: tools build
 BENCH_FLAGS ?=
 bench: tools build
 	go build -o .dev/bin/ ./bench
+	test -d bench/peer/node_modules/@duckdb/node-api || npm ci --prefix bench/peer --no-audit --no-fund
 	.dev/bin/bench -worker .dev/bin/worker $(BENCH_FLAGS)
 
 dev: tools build

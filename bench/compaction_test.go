@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -40,4 +42,28 @@ func TestOverlapMergesTheCompactionsWithinTheDrain(t *testing.T) {
 	require.Zero(t, overlap(nil, at(10), at(20)))
 	require.Zero(t, overlap(runs, at(20), at(20)))
 	require.InDelta(t, 1.0, overlap([]workflows.CompactionOutcome{run(0, 40)}, at(10), at(20)), 1e-9)
+}
+
+func TestPeerRateMatchesVariantsByName(t *testing.T) {
+	p := &peerResult{Variants: []peerVariant{{Name: "rollup-off", EventsPerSecond: 100}, {Name: "rollup-on", EventsPerSecond: 50}}}
+	require.Equal(t, 100.0, p.peerRate("rollup-off"))
+	require.Equal(t, 100.0, p.peerRate("rollup-off-no-table"), "without the table, the same transform")
+	require.Equal(t, 50.0, p.peerRate("rollup-on"))
+	require.Zero(t, p.peerRate("other"))
+	var none *peerResult
+	require.Zero(t, none.peerRate("rollup-off"))
+}
+
+func TestWriteJSONLHoldsTheProducedEvents(t *testing.T) {
+	end := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "b.jsonl")
+	require.NoError(t, writeJSONL(path, newBacklog(100, 4, end)))
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	require.Len(t, lines, 100)
+	b := newBacklog(100, 4, end) // what produceBacklog sends, in order
+	for i, l := range lines {
+		require.Equal(t, string(b.event(int64(i))), l, "event %d", i)
+	}
 }

@@ -52,6 +52,9 @@ type options struct {
 	orchCheckpoints int
 	orchSpec        string
 
+	// peerScript is the DuckDB peer's script ("": no peer).
+	peerScript string
+
 	// The compaction phase.
 	compactMemLimit   string
 	compactIdle       time.Duration
@@ -91,6 +94,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.growthLoads, "growth-loads", 5, "tablegrowth: loads per load-time median")
 	fs.IntVar(&o.growthRenew, "growth-renew", 0, "tablegrowth: a new lake.Lake (empty cache, as after a worker restart) every so many publications; 0: one for the whole run, as a worker; a multiple of 50 keeps the maintenance cadence")
 	fs.Float64Var(&o.growthMaxHeapMiB, "growth-max-heap", 3072, "tablegrowth: stop a run whose live heap, checked every 50 publications, exceeds this many MiB")
+	fs.StringVar(&o.peerScript, "peer", "bench/peer/duckdb.mjs", "backlog: the DuckDB peer's script, run with node, with its packages beside it (npm ci --prefix bench/peer); \"\" skips the peer")
 	fs.StringVar(&o.compactMemLimit, "compaction-memory-limit", "256MiB", "compaction: GOMEMLIMIT of the worker that compacts")
 	fs.DurationVar(&o.compactIdle, "compaction-idle", time.Minute, "compaction: how long to count the history of the compaction workflow with nothing to do (0 skips it)")
 	fs.DurationVar(&o.compactIdlePeriod, "compaction-idle-period", 10*time.Second, "compaction: the config's period while counting idle rounds (the history per round does not depend on it; per day is scaled to the default period)")

@@ -25,10 +25,13 @@ type variantResult struct {
 	// Run counts the variant's runs (-repeat), from 1.
 	Run int `json:"run"`
 	// IcebergTable: each publish also committed to the datasource's table.
-	IcebergTable     bool    `json:"icebergTable"`
-	Seconds          float64 `json:"seconds"`
-	EventsPerSecond  float64 `json:"eventsPerSecond"`
-	CeilingRatio     float64 `json:"ceilingRatio"`
+	IcebergTable    bool    `json:"icebergTable"`
+	Seconds         float64 `json:"seconds"`
+	EventsPerSecond float64 `json:"eventsPerSecond"`
+	CeilingRatio    float64 `json:"ceilingRatio"`
+	// PeerRatio is EventsPerSecond over the DuckDB peer's rate for the
+	// same variant (0: no peer).
+	PeerRatio        float64 `json:"peerRatio,omitempty"`
 	CPUSecondsPerM   float64 `json:"workerCpuSecondsPerMillionEvents"`
 	PeakRSSMiB       float64 `json:"peakWorkerRssMiB"`
 	HistoryEvents    int64   `json:"historyEvents"`

@@ -58,15 +58,26 @@ func printBacklog(w io.Writer, r result) {
 	fmt.Fprintf(w, "Ceiling (kafka-go batch reads, best of 3): %.2f s, %.0f events/s\n", r.CeilingSeconds, r.CeilingRate)
 	fmt.Fprintf(w, "Read + parse only (the same reads, each message through the pipeline's JSON parser): %.0f events/s, %.2f × ceiling\n\n",
 		r.ParseRate, r.ParseRate/r.CeilingRate)
-	fmt.Fprintln(w, "| variant | seconds | events/s | × ceiling | worker CPU-s / M events | peak worker RSS | history events / M events (runs) | rows | segments | mean segment |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	if p := r.Peer; p != nil {
+		fmt.Fprintf(w, "Peer: %s %s, %d threads, JSONL → one zstd Parquet file sorted by __time, best of %d:", p.Engine, p.Version, p.Threads, len(p.Variants[0].Runs))
+		for _, v := range p.Variants {
+			fmt.Fprintf(w, " %s %.2f s, %.0f events/s, %d rows;", v.Name, v.Seconds, v.EventsPerSecond, v.Rows)
+		}
+		fmt.Fprint(w, "\n\n")
+	}
+	fmt.Fprintln(w, "| variant | seconds | events/s | × DuckDB | × ceiling | × read+parse | worker CPU-s / M events | peak worker RSS | history events / M events (runs) | rows | segments | mean segment |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, v := range r.Variants {
 		name := v.Name
 		if v.Run > 1 {
 			name = fmt.Sprintf("%s (run %d)", v.Name, v.Run)
 		}
-		fmt.Fprintf(w, "| %s | %.1f | %.0f | %.2f | %.1f | %.0f MiB | %.0f (%d) | %d | %d | %.1f MiB |\n",
-			name, v.Seconds, v.EventsPerSecond, v.CeilingRatio, v.CPUSecondsPerM, v.PeakRSSMiB,
+		peer := "—"
+		if v.PeerRatio > 0 {
+			peer = fmt.Sprintf("%.2f", v.PeerRatio)
+		}
+		fmt.Fprintf(w, "| %s | %.1f | %.0f | %s | %.2f | %.2f | %.1f | %.0f MiB | %.0f (%d) | %d | %d | %.1f MiB |\n",
+			name, v.Seconds, v.EventsPerSecond, peer, v.CeilingRatio, v.EventsPerSecond/r.ParseRate, v.CPUSecondsPerM, v.PeakRSSMiB,
 			v.HistoryPerM, v.WorkflowRuns, v.Rows, v.Segments, float64(v.MeanSegmentBytes)/(1<<20))
 	}
 }

@@ -26,8 +26,10 @@ type result struct {
 	CeilingSeconds float64 `json:"ceilingSeconds"`
 	CeilingRate    float64 `json:"ceilingEventsPerSecond"`
 	// ParseRate is the ceiling's reads plus JSON parsing, nothing else.
-	ParseRate float64         `json:"readAndParseEventsPerSecond"`
-	Variants  []variantResult `json:"variants"`
+	ParseRate float64 `json:"readAndParseEventsPerSecond"`
+	// Peer is DuckDB doing the same transform (issue 17).
+	Peer     *peerResult     `json:"peer,omitempty"`
+	Variants []variantResult `json:"variants"`
 	// Handoff is the latency with the Iceberg table, HandoffNoTable the
 	// same with ioConfig.icebergTable false.
 	Handoff        *handoffResult `json:"handoff,omitempty"`
@@ -43,6 +45,8 @@ type result struct {
 	Wall       string            `json:"wall"`
 	Command    string            `json:"command"`
 	StartedAt  time.Time         `json:"startedAt"`
+
+	backlogEnd time.Time // the backlog's events end here (newBacklog)
 }
 
 type machine struct {
@@ -229,6 +233,11 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 	}
 	res.ParseRate = float64(o.events) / d.Seconds()
 	logf("read and parse: %v", d.Round(time.Millisecond))
+	if o.peerScript != "" {
+		if res.Peer, err = runPeer(ctx, o, s.dir, o.events, res.backlogEnd); err != nil {
+			return err
+		}
+	}
 
 	for run := 1; run <= o.repeat; run++ {
 		// Every other run goes in reverse order, so that no variant always
@@ -244,6 +253,9 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 			vr, err := runVariant(ctx, s, o, tc, v, run, ends, res.CeilingRate)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
+			}
+			if rate := res.Peer.peerRate(v.name); rate > 0 {
+				vr.PeerRatio = vr.EventsPerSecond / rate
 			}
 			res.Variants = append(res.Variants, vr)
 		}
@@ -264,11 +276,12 @@ func ensureBacklog(ctx context.Context, s *stack, o options, res *result) (domai
 	if res.Events > 0 {
 		return ends, nil
 	}
+	res.backlogEnd = time.Now()
 	if err := s.createTopic(ctx, backlogTopic, o.partitions); err != nil {
 		return nil, err
 	}
 	logf("producing %d events to %s (%d partitions)", o.events, backlogTopic, o.partitions)
-	b := newBacklog(o.events, o.partitions, time.Now())
+	b := newBacklog(o.events, o.partitions, res.backlogEnd)
 	bytes, err := produceBacklog(ctx, s.brokers, backlogTopic, b)
 	if err != nil {
 		return nil, err
