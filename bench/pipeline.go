@@ -31,16 +31,19 @@ type variantResult struct {
 	CeilingRatio    float64 `json:"ceilingRatio"`
 	// PeerRatio is EventsPerSecond over the DuckDB peer's rate for the
 	// same variant (0: no peer).
-	PeerRatio        float64 `json:"peerRatio,omitempty"`
-	CPUSecondsPerM   float64 `json:"workerCpuSecondsPerMillionEvents"`
-	PeakRSSMiB       float64 `json:"peakWorkerRssMiB"`
-	HistoryEvents    int64   `json:"historyEvents"`
-	WorkflowRuns     int     `json:"workflowRuns"`
-	HistoryPerM      float64 `json:"historyEventsPerMillionEvents"`
-	Rows             int64   `json:"rows"`
-	Segments         int     `json:"segments"`
-	MeanSegmentBytes int64   `json:"meanSegmentBytes"`
-	Sequences        int     `json:"sequences"`
+	PeerRatio float64 `json:"peerRatio,omitempty"`
+	// Breakdown is the worker\'s CPU per event by stage, from its profile
+	// (which covers its whole life: start-up, the drain, the stop).
+	Breakdown        []stageCost `json:"breakdown,omitempty"`
+	CPUSecondsPerM   float64     `json:"workerCpuSecondsPerMillionEvents"`
+	PeakRSSMiB       float64     `json:"peakWorkerRssMiB"`
+	HistoryEvents    int64       `json:"historyEvents"`
+	WorkflowRuns     int         `json:"workflowRuns"`
+	HistoryPerM      float64     `json:"historyEventsPerMillionEvents"`
+	Rows             int64       `json:"rows"`
+	Segments         int         `json:"segments"`
+	MeanSegmentBytes int64       `json:"meanSegmentBytes"`
+	Sequences        int         `json:"sequences"`
 }
 
 // backlogSpec is the supervisor spec of a variant: the backlog's five
@@ -88,7 +91,9 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v va
 	if run > 1 {
 		name = fmt.Sprintf("%s-%d", v.name, run)
 	}
-	profile := ""
+	// The worker always writes a CPU profile (the breakdown reads it);
+	// -cpuprofile keeps it where it says.
+	profile := filepath.Join(s.dir, name+".pprof")
 	if o.cpuProfile != "" {
 		profile, _ = filepath.Abs(o.cpuProfile + "-" + name + ".pprof")
 	}
@@ -96,7 +101,12 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v va
 	if err != nil {
 		return res, err
 	}
-	defer done()
+	stopped := false
+	defer func() {
+		if !stopped {
+			done()
+		}
+	}()
 
 	spec := backlogSpec(name, backlogTopic, o.taskCount, v.rollup, !v.table)
 	if err := spec.Validate(); err != nil {
@@ -142,6 +152,11 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v va
 	}
 	if err := verifyEvents(ctx, pool, spec, "events", ends.Sum()); err != nil {
 		return res, err
+	}
+	stopped = true
+	done() // the worker writes its profile as it stops
+	if res.Breakdown, err = breakdown(profile, ends.Sum()); err != nil {
+		return res, fmt.Errorf("cost breakdown: %w", err)
 	}
 	return res, nil
 }

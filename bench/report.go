@@ -80,6 +80,37 @@ func printBacklog(w io.Writer, r result) {
 			name, v.Seconds, v.EventsPerSecond, peer, v.CeilingRatio, v.EventsPerSecond/r.ParseRate, v.CPUSecondsPerM, v.PeakRSSMiB,
 			v.HistoryPerM, v.WorkflowRuns, v.Rows, v.Segments, float64(v.MeanSegmentBytes)/(1<<20))
 	}
+	printBreakdown(w, r.Variants)
+}
+
+// printBreakdown prints the variants' CPU per event by stage side by side.
+func printBreakdown(w io.Writer, vs []variantResult) {
+	var with []variantResult
+	for _, v := range vs {
+		if len(v.Breakdown) > 0 {
+			with = append(with, v)
+		}
+	}
+	if len(with) == 0 {
+		return
+	}
+	fmt.Fprint(w, "\nWorker CPU by stage, µs per event (from its CPU profile):\n\n| stage |")
+	for _, v := range with {
+		fmt.Fprintf(w, " %s |", v.Name)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range with {
+		fmt.Fprint(w, "---:|")
+	}
+	fmt.Fprintln(w)
+	for i, st := range with[0].Breakdown {
+		fmt.Fprintf(w, "| %s |", st.Stage)
+		for _, v := range with {
+			c := v.Breakdown[i]
+			fmt.Fprintf(w, " %.2f (%.0f%%) |", c.MicrosPerEvent, 100*c.Share)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func printOrchestration(w io.Writer, r orchestrationResult) {
