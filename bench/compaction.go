@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/client"
 
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/internal/pgstore"
 	"handoff/workflows"
@@ -247,28 +247,10 @@ func checkCompacted(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec, c
 // compactUntilSettled records cfg, starts the compaction workflow and
 // waits until a round finds nothing left to compact.
 func compactUntilSettled(ctx context.Context, tc client.Client, pool *pgxpool.Pool, cfg domain.CompactionConfig, w *workerProc) (workflows.CompactionStatus, error) {
-	if err := startCompaction(ctx, tc, pool, cfg); err != nil {
+	if err := harness.StartCompaction(ctx, pgstore.New(pool), tc, workflows.TaskQueue, cfg); err != nil {
 		return workflows.CompactionStatus{}, err
 	}
 	return waitCompactionSettled(ctx, tc, cfg.DataSource, w)
-}
-
-func startCompaction(ctx context.Context, tc client.Client, pool *pgxpool.Pool, cfg domain.CompactionConfig) error {
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return err
-	}
-	if _, _, err := pgstore.New(pool).SetCompactionConfig(ctx, cfg.DataSource, raw); err != nil {
-		return err
-	}
-	wid := workflows.CompactionWorkflowID(cfg.DataSource)
-	_, err = tc.SignalWithStartWorkflow(ctx, wid, workflows.SignalCompactionWake, nil,
-		client.StartWorkflowOptions{ID: wid, TaskQueue: workflows.TaskQueue},
-		workflows.CompactionWorkflowName, workflows.CompactionInput{DataSource: cfg.DataSource})
-	return err
 }
 
 // waitCompactionSettled polls the status until a compaction has been done
@@ -281,7 +263,7 @@ func waitCompactionSettled(ctx context.Context, tc client.Client, ds string, w *
 			return st, err
 		}
 		var err error
-		if st, err = compactionStatus(ctx, tc, ds); err == nil && st.Done > 0 && st.Pending == 0 && len(st.Running) == 0 {
+		if st, err = harness.CompactionStatus(ctx, tc, ds); err == nil && st.Done > 0 && st.Pending == 0 && len(st.Running) == 0 {
 			if st.Failed > 0 {
 				return st, fmt.Errorf("compaction of %s: %d failed: %+v", ds, st.Failed, st.RecentErrors)
 			}
@@ -294,25 +276,6 @@ func waitCompactionSettled(ctx context.Context, tc client.Client, ds string, w *
 		}
 	}
 	return st, fmt.Errorf("compaction of %s not done after 30 minutes: %+v", ds, st)
-}
-
-func compactionStatus(ctx context.Context, tc client.Client, ds string) (workflows.CompactionStatus, error) {
-	var st workflows.CompactionStatus
-	v, err := tc.QueryWorkflow(ctx, workflows.CompactionWorkflowID(ds), "", workflows.QueryStatus)
-	if err != nil {
-		return st, err
-	}
-	return st, v.Get(&st)
-}
-
-func stopCompaction(ctx context.Context, tc client.Client, ds string) error {
-	wid := workflows.CompactionWorkflowID(ds)
-	if err := tc.SignalWorkflow(ctx, wid, "", workflows.SignalStop, workflows.StopSignal{}); err != nil {
-		return err
-	}
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	return tc.GetWorkflow(wctx, wid, "").Get(wctx, nil)
 }
 
 // measureCompactionIdle counts the history the settled workflow writes
@@ -329,7 +292,7 @@ func measureCompactionIdle(ctx context.Context, tc client.Client, ds string, o o
 		if err != nil {
 			return 0, "", workflows.CompactionStatus{}, err
 		}
-		st, err := compactionStatus(ctx, tc, ds)
+		st, err := harness.CompactionStatus(ctx, tc, ds)
 		info := d.GetWorkflowExecutionInfo()
 		return info.GetHistoryLength(), info.GetExecution().GetRunId(), st, err
 	}
@@ -358,4 +321,12 @@ func measureCompactionIdle(ctx context.Context, tc client.Client, ds string, o o
 		r.PerDayDefault = r.EventsPerRound * float64(24*time.Hour/domain.DefaultCompactionPeriod)
 	}
 	return r, nil
+}
+
+// stopCompaction stops the datasource's compaction, waiting at most five
+// minutes.
+func stopCompaction(ctx context.Context, tc client.Client, ds string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	return harness.StopCompaction(ctx, tc, ds)
 }

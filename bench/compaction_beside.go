@@ -8,7 +8,9 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
+	"handoff/internal/pgstore"
 	"handoff/workflows"
 )
 
@@ -65,7 +67,7 @@ func runBeside(ctx context.Context, s *stack, o options, tc client.Client, ends 
 	for _, small := range smalls {
 		cfg := domain.CompactionConfig{DataSource: small.DataSchema.DataSource, SkipOffsetFromLatest: domain.Duration(time.Millisecond),
 			Period: domain.Duration(time.Second)}.WithDefaults()
-		if err := startCompaction(ctx, tc, pool, cfg); err != nil {
+		if err := harness.StartCompaction(ctx, pgstore.New(pool), tc, workflows.TaskQueue, cfg); err != nil {
 			return res, err
 		}
 	}

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
@@ -11,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 
 	"handoff/activities"
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 	"handoff/workflows"
@@ -112,23 +111,13 @@ func TestCompactionWhileIngestingIsExactlyOnce(t *testing.T) {
 // workflow on the stack's task queue, as starter compaction set does.
 func (s *stack) startCompaction(cfg domain.CompactionConfig) {
 	s.t.Helper()
-	raw, err := json.Marshal(cfg)
-	require.NoError(s.t, err)
-	_, _, err = s.store.SetCompactionConfig(context.Background(), cfg.DataSource, raw)
-	require.NoError(s.t, err)
-	wid := workflows.CompactionWorkflowID(cfg.DataSource)
-	_, err = s.temporal.SignalWithStartWorkflow(context.Background(), wid, workflows.SignalCompactionWake, nil,
-		client.StartWorkflowOptions{ID: wid, TaskQueue: s.taskQueue},
-		workflows.CompactionWorkflowName, workflows.CompactionInput{DataSource: cfg.DataSource})
-	require.NoError(s.t, err)
+	require.NoError(s.t, harness.StartCompaction(context.Background(), s.store, s.temporal, s.taskQueue, cfg))
 }
 
 func (s *stack) compactionStatus(ds string) workflows.CompactionStatus {
 	s.t.Helper()
-	v, err := s.temporal.QueryWorkflow(context.Background(), workflows.CompactionWorkflowID(ds), "", workflows.QueryStatus)
+	st, err := harness.CompactionStatus(context.Background(), s.temporal, ds)
 	require.NoError(s.t, err)
-	var st workflows.CompactionStatus
-	require.NoError(s.t, v.Get(&st))
 	return st
 }
 
@@ -148,11 +137,9 @@ func (s *stack) requireCompactionListed(ds, state string) {
 // stopCompaction stops the workflow and waits for it to complete.
 func (s *stack) stopCompaction(ds string) {
 	s.t.Helper()
-	wid := workflows.CompactionWorkflowID(ds)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	require.NoError(s.t, s.temporal.SignalWorkflow(ctx, wid, "", workflows.SignalStop, workflows.StopSignal{}))
-	require.NoError(s.t, s.temporal.GetWorkflow(ctx, wid, "").Get(ctx, nil))
+	require.NoError(s.t, harness.StopCompaction(ctx, s.temporal, ds))
 }
 
 // requireNoSegmentReplacedTwice: every unused segment was replaced by

@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,8 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/internal/lake"
 	"handoff/internal/lifecycle"
@@ -96,21 +95,11 @@ func TestWorkerSIGKILLedDuringCompaction(t *testing.T) {
 // workflow, as `starter compaction set` does.
 func (e *env) startCompaction(cfg domain.CompactionConfig) {
 	e.t.Helper()
-	cfg = cfg.WithDefaults()
-	require.NoError(e.t, cfg.Validate())
-	raw, err := json.Marshal(cfg)
-	require.NoError(e.t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// Workers migrate at start; this may come before the first one.
 	require.NoError(e.t, e.store.Migrate(ctx))
-	_, _, err = e.store.SetCompactionConfig(ctx, cfg.DataSource, raw)
-	require.NoError(e.t, err)
-	wid := workflows.CompactionWorkflowID(cfg.DataSource)
-	_, err = e.temporal.SignalWithStartWorkflow(ctx, wid, workflows.SignalCompactionWake, nil,
-		client.StartWorkflowOptions{ID: wid, TaskQueue: workflows.TaskQueue},
-		workflows.CompactionWorkflowName, workflows.CompactionInput{DataSource: cfg.DataSource})
-	require.NoError(e.t, err)
+	require.NoError(e.t, harness.StartCompaction(ctx, e.store, e.temporal, workflows.TaskQueue, cfg))
 }
 
 // waitCompactionSettled waits until a round that began after ingestion
@@ -118,23 +107,20 @@ func (e *env) startCompaction(cfg domain.CompactionConfig) {
 // workflow and returns its last status.
 func (e *env) waitCompactionSettled(ds string, timeout time.Duration) workflows.CompactionStatus {
 	e.t.Helper()
-	wid := workflows.CompactionWorkflowID(ds)
 	since := time.Now()
 	var st workflows.CompactionStatus
 	require.Eventually(e.t, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		v, err := e.temporal.QueryWorkflow(ctx, wid, "", workflows.QueryStatus)
-		if err != nil {
+		var err error
+		if st, err = harness.CompactionStatus(ctx, e.temporal, ds); err != nil {
 			return false
 		}
-		require.NoError(e.t, v.Get(&st))
 		return st.LastRound.After(since) && st.Pending == 0 && len(st.Running) == 0
 	}, timeout, 200*time.Millisecond, "compaction did not settle: %+v", st)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	require.NoError(e.t, e.temporal.SignalWorkflow(ctx, wid, "", workflows.SignalStop, workflows.StopSignal{}))
-	require.NoError(e.t, e.temporal.GetWorkflow(ctx, wid, "").Get(ctx, nil))
+	require.NoError(e.t, harness.StopCompaction(ctx, e.temporal, ds))
 	return st
 }
 
