@@ -59,6 +59,7 @@ func (a *Activities) readChunk(ctx context.Context, c *chunk) error {
 				break
 			}
 		}
+		b.res.Recycle() // rows keep nothing of the records
 		if done {
 			cancel()
 		}
@@ -90,7 +91,9 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p int32, dead
 			}
 			return a.outOfRange(ctx, c.in, p, offset, err) // activities/outofrange.go; other errors unchanged
 		}
-		if len(res.Records) > 0 {
+		if len(res.Records) == 0 {
+			res.Recycle()
+		} else {
 			anyRead.Do(func() { close(gotData) })
 			offset = res.Records[len(res.Records)-1].Offset + 1
 			select {

@@ -222,7 +222,9 @@ func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-ch
 }
 
 // add parses one fetched batch, staging a chunk each time one is full.
+// Rows keep nothing of the records, so the batch's slice is then reused.
 func (s *stream) add(ctx context.Context, b batch) error {
+	defer b.res.Recycle()
 	s.mu.Lock()
 	s.hwm[b.partition] = b.res.HighWatermark
 	s.mu.Unlock()

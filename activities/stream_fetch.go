@@ -55,6 +55,7 @@ func (s *stream) fetchPartition(ctx context.Context, p int32, offset int64, out 
 			return s.a.outOfRange(ctx, in, p, offset, err) // other errors unchanged
 		}
 		if len(res.Records) == 0 {
+			res.Recycle()
 			if ctx.Err() != nil {
 				return nil
 			}

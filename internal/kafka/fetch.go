@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -29,6 +30,24 @@ type FetchResult struct {
 	Next int64
 	// HighWatermark is the partition's end as the broker saw it.
 	HighWatermark int64
+}
+
+// recordSlices keeps the Records slices of used-up fetches for the next
+// ones: growing a fresh slice to a 4 MiB fetch's ~25,000 records allocated
+// more than decoding them did (BenchmarkFetch).
+var recordSlices sync.Pool // *[]Record, empty
+
+// Recycle hands the fetch's Records slice to the next fetch once nothing
+// reads it any more. The records' Key, Value and Headers are not reused:
+// what was kept of them stays valid.
+func (r FetchResult) Recycle() {
+	if cap(r.Records) == 0 {
+		return
+	}
+	recs := r.Records
+	clear(recs) // drop the references to the records' bytes
+	recs = recs[:0]
+	recordSlices.Put(&recs)
 }
 
 // ErrOffsetOutOfRange is returned (wrapped) when the offset is before the
@@ -114,6 +133,9 @@ func (c *Client) fetchOnce(ctx context.Context, k partitionKey, offset, stop int
 	}
 	b := conn.ReadBatchWith(kafkago.ReadBatchConfig{MinBytes: 1, MaxBytes: maxBytes, MaxWait: maxWait})
 	res = FetchResult{Next: offset, HighWatermark: b.HighWaterMark()}
+	if p, ok := recordSlices.Get().(*[]Record); ok {
+		res.Records = *p
+	}
 	for {
 		m, err := b.ReadMessage()
 		if err != nil {

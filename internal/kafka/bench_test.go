@@ -1,0 +1,59 @@
+package kafka_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"handoff/internal/eventgen"
+	"handoff/internal/kafka"
+	"handoff/internal/kafkadev"
+)
+
+// BenchmarkFetch is the breakdown's fetch-and-decode stage: Fetch reading
+// one partition of the benchmark's events (~156 B, unkeyed) in 4 MiB
+// fetches, as a stream's fetcher does. The in-process broker answering
+// runs in the same process, so ns/record includes its side of each fetch;
+// the bench's worker profile counts the worker's side only.
+func BenchmarkFetch(b *testing.B) {
+	const events = 200_000
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	br, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"bench": 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer br.Close()
+	if _, err := eventgen.New("bench", 1).Produce(ctx, br.Addrs(), "bench", 0, events, false); err != nil {
+		b.Fatal(err)
+	}
+	c, err := kafka.New(br.Addrs())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	b.ReportAllocs()
+	var records, bytes int64
+	offset := int64(0)
+	for b.Loop() {
+		if offset >= events {
+			offset = 0
+		}
+		res, err := c.Fetch(ctx, "bench", 0, offset, 0, 4<<20, 100*time.Millisecond)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Records) == 0 {
+			b.Fatalf("no records at offset %d", offset)
+		}
+		for _, r := range res.Records {
+			bytes += int64(len(r.Value))
+		}
+		records += int64(len(res.Records))
+		offset = res.Next
+		res.Recycle() // as a stream does once it parsed the batch
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(records), "ns/record")
+	b.ReportMetric(float64(bytes)/float64(records), "B/record")
+	b.ReportMetric(0, "ns/op") // one op is one fetch of varying size: ns/record is the figure
+}
