@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"testing"
+
+	pzstd "github.com/parquet-go/parquet-go/compress/zstd"
 
 	"handoff/internal/domain"
 )
@@ -120,5 +123,56 @@ func BenchmarkWriteRun(b *testing.B) {
 		write()
 	}
 	b.ReportMetric(float64(info.Bytes), "file-bytes")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)), "ns/row")
+}
+
+// pageRecorder is a codec that keeps a copy of every page it is given
+// and "compresses" it to itself: it collects a segment's uncompressed
+// pages for BenchmarkZstdPages.
+type pageRecorder struct {
+	pzstd.Codec
+	pages [][]byte
+}
+
+func (r *pageRecorder) Encode(dst, src []byte) ([]byte, error) {
+	r.pages = append(r.pages, bytes.Clone(src))
+	return append(dst[:0], src...), nil
+}
+
+// BenchmarkZstdPages is the breakdown's compression stage: the segment
+// codec compressing the pages of 100,000 rows (the Parquet encoder's
+// output for them, captured once).
+func BenchmarkZstdPages(b *testing.B) {
+	rows := makeRows(100_000, 1_700_000_000_000, 1)
+	rec := &pageRecorder{}
+	sw, err := newWriter(io.Discard, benchSchema(), nil, rec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := sw.Write(rows...); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := sw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	var in, out int64
+	for _, p := range rec.pages {
+		in += int64(len(p))
+	}
+	b.SetBytes(in)
+	b.ReportAllocs()
+	var dst []byte
+	for b.Loop() {
+		out = 0
+		for _, p := range rec.pages {
+			var err error
+			if dst, err = codec.Encode(dst, p); err != nil {
+				b.Fatal(err)
+			}
+			out += int64(len(dst))
+		}
+	}
+	b.ReportMetric(float64(len(rec.pages)), "pages")
+	b.ReportMetric(float64(in)/float64(out), "ratio")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)), "ns/row")
 }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
 
 	"handoff/internal/domain"
 )
@@ -75,6 +76,11 @@ func NewWriter(w io.Writer, schema domain.Schema) (*Writer, error) {
 // NewWriterWithFieldIDs is NewWriter for a file whose columns carry the
 // Parquet field ids of an Iceberg table.
 func NewWriterWithFieldIDs(w io.Writer, schema domain.Schema, ids FieldIDs) (*Writer, error) {
+	return newWriter(w, schema, ids, codec)
+}
+
+// newWriter is NewWriterWithFieldIDs compressing pages with c.
+func newWriter(w io.Writer, schema domain.Schema, ids FieldIDs, c compress.Codec) (*Writer, error) {
 	if err := checkSchema(schema); err != nil {
 		return nil, err
 	}
@@ -84,7 +90,7 @@ func NewWriterWithFieldIDs(w io.Writer, schema domain.Schema, ids FieldIDs) (*Wr
 	}
 	hw := &hashWriter{w: w, h: sha256.New()}
 	pw := parquet.NewWriter(hw, newParquetSchema(schema, ids),
-		parquet.Compression(codec),
+		parquet.Compression(c),
 		parquet.DictionaryMaxBytes(maxDictBytes),
 		parquet.KeyValueMetadata(SchemaKey, meta),
 	)
