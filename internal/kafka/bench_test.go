@@ -12,24 +12,33 @@ import (
 	"handoff/internal/kafkadev"
 )
 
+// events is how many events the fetch benchmarks read.
+const events = 200_000
+
+// benchBroker starts a broker holding events of the benchmark's shape in
+// the one partition of topic "bench", and returns its addresses.
+func benchBroker(ctx context.Context, b *testing.B) []string {
+	br, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"bench": 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(br.Close)
+	if _, err := eventgen.New("bench", 1).Produce(ctx, br.Addrs(), "bench", 0, events, false); err != nil {
+		b.Fatal(err)
+	}
+	return br.Addrs()
+}
+
 // BenchmarkFetch is the breakdown's fetch-and-decode stage: Fetch reading
 // one partition of the benchmark's events (~156 B, unkeyed) in 4 MiB
 // fetches, as a stream's fetcher does. The in-process broker answering
 // runs in the same process, so ns/record includes its side of each fetch;
 // the bench's worker profile counts the worker's side only.
 func BenchmarkFetch(b *testing.B) {
-	const events = 200_000
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	br, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"bench": 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Close()
-	if _, err := eventgen.New("bench", 1).Produce(ctx, br.Addrs(), "bench", 0, events, false); err != nil {
-		b.Fatal(err)
-	}
-	c, err := kafka.New(br.Addrs())
+	brokers := benchBroker(ctx, b)
+	c, err := kafka.New(brokers)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,21 +75,13 @@ func BenchmarkFetch(b *testing.B) {
 // with a new client; ns/record includes the broker's side, as in
 // BenchmarkFetch.
 func BenchmarkFetchFranzGo(b *testing.B) {
-	const events = 200_000
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	br, err := kafkadev.Start(ctx, "127.0.0.1:0", map[string]int32{"bench": 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Close()
-	if _, err := eventgen.New("bench", 1).Produce(ctx, br.Addrs(), "bench", 0, events, false); err != nil {
-		b.Fatal(err)
-	}
+	brokers := benchBroker(ctx, b)
 	b.ReportAllocs()
 	var records int64
 	for b.Loop() {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(br.Addrs()...),
+		cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...),
 			kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"bench": {0: kgo.NewOffset().At(0)}}),
 			kgo.FetchMaxBytes(4<<20), kgo.FetchMaxPartitionBytes(4<<20), kgo.FetchMaxWait(100*time.Millisecond))
 		if err != nil {
