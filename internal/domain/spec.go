@@ -112,6 +112,9 @@ type IOConfig struct {
 	// moves the offsets. Default true. A datasource that published
 	// segments before it had a table gets one from `starter table create`.
 	IcebergTable *bool `json:"icebergTable,omitempty"`
+	// AutoScalerConfig lets the supervisor change taskCount from its lag
+	// (autoscaler.go). Optional; off by default.
+	AutoScalerConfig *AutoScalerConfig `json:"autoScalerConfig,omitempty"`
 }
 
 // TableOn reports whether publishes commit to the datasource's Iceberg
@@ -239,6 +242,9 @@ func (s *Spec) ApplyDefaults() {
 	orDefault(&t.MaxPendingPublishes, DefaultMaxPendingPublishes)
 	orDefault(&t.ActivityRetryTimeout, DefaultActivityRetryTimeout)
 	s.IOConfig.InputFormat.applyDefaults()
+	if a := s.IOConfig.AutoScalerConfig; a != nil {
+		a.applyDefaults()
+	}
 	for i := range s.DataSchema.DimensionsSpec.Dimensions {
 		if s.DataSchema.DimensionsSpec.Dimensions[i].Type == "" {
 			s.DataSchema.DimensionsSpec.Dimensions[i].Type = TypeString
@@ -293,6 +299,11 @@ func (s Spec) Validate() error {
 	}
 	if err := s.IOConfig.InputFormat.validate("ioConfig.inputFormat"); err != nil {
 		return err
+	}
+	if a := s.IOConfig.AutoScalerConfig; a != nil {
+		if err := a.validate(s.IOConfig.TaskCount); err != nil {
+			return err
+		}
 	}
 	for path, g := range map[string]Granularity{
 		"dataSchema.granularitySpec.segmentGranularity": ds.GranularitySpec.SegmentGranularity,
