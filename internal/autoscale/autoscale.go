@@ -20,7 +20,7 @@ const (
 
 // Window is the latest lag samples, oldest first, at most Capacity of them.
 type Window struct {
-	Lags []int64  `json:"lags,omitempty"`
+	Lags []int64   `json:"lags,omitempty"`
 	Last time.Time `json:"last,omitzero"` // when the newest was taken
 }
 

@@ -19,7 +19,7 @@ func config() domain.AutoScalerConfig {
 		ScaleInThreshold: 100, TriggerScaleInFractionThreshold: 0.9,
 		ScaleActionStartDelay: domain.Duration(time.Minute), ScaleActionPeriod: domain.Duration(time.Second),
 		MinTriggerScaleActionFrequency: domain.Duration(5 * time.Minute),
-		ScaleOutStep: 2, ScaleInStep: 1, LagAggregate: domain.LagAggregateSum,
+		ScaleOutStep:                   2, ScaleInStep: 1, LagAggregate: domain.LagAggregateSum,
 	}
 }
 

@@ -24,7 +24,7 @@ func TestAutoScalerConfigDefaultsAreDruids(t *testing.T) {
 		ScaleInThreshold: 1_000_000, TriggerScaleInFractionThreshold: 0.9,
 		ScaleActionStartDelay: domain.Duration(5 * time.Minute), ScaleActionPeriod: domain.Duration(time.Minute),
 		MinTriggerScaleActionFrequency: domain.Duration(10 * time.Minute),
-		ScaleOutStep: 2, ScaleInStep: 1, LagAggregate: "sum",
+		ScaleOutStep:                   2, ScaleInStep: 1, LagAggregate: "sum",
 	}, *s.IOConfig.AutoScalerConfig)
 
 	plain, err := domain.ParseSpec([]byte(minimalSpec))
