@@ -10,6 +10,7 @@ import (
 
 	"handoff/internal/domain"
 	"handoff/internal/lake"
+	"handoff/internal/pgstore"
 	"handoff/internal/protocol"
 )
 
@@ -33,7 +34,7 @@ func (a *Activities) RecordSpec(ctx context.Context, in protocol.RecordSpecInput
 	if err != nil {
 		return protocol.RecordSpecResult{}, fmt.Errorf("encode spec of supervisor %q: %w", in.SupervisorID, err)
 	}
-	recorded, version, err := a.Store.RecordSpec(ctx, in.SupervisorID, spec)
+	recorded, version, err := a.Store.RecordSpecChange(ctx, in.SupervisorID, spec, pgstore.SpecChange{ChangedBy: in.ChangedBy, Reason: in.Reason})
 	if err != nil {
 		return protocol.RecordSpecResult{}, err
 	}

@@ -127,6 +127,9 @@ type ResetOffsetsResult struct {
 type RecordSpecInput struct {
 	SupervisorID string
 	Spec         domain.Spec
+	// ChangedBy is "" (a user) or "autoscaler"; Reason says why.
+	ChangedBy string `json:",omitempty"`
+	Reason    string `json:",omitempty"`
 }
 
 // RecordSpecResult says whether the spec was appended (false: it equals the

@@ -45,7 +45,7 @@ since the version before; in json the specs themselves.`,
 			}
 			res := make(historyResult, len(recs))
 			for i, r := range recs {
-				res[i] = specVersion{Version: r.Version, CreatedAt: r.CreatedAt, Spec: r.Spec}
+				res[i] = specVersion{Version: r.Version, CreatedAt: r.CreatedAt, ChangedBy: r.ChangedBy, Reason: r.Reason, Spec: r.Spec}
 			}
 			return a.out.print(res)
 		}),
@@ -90,6 +90,8 @@ func (a *app) unknownSupervisor(ctx context.Context, id string) error {
 type specVersion struct {
 	Version   int             `json:"version"`
 	CreatedAt time.Time       `json:"createdAt"`
+	ChangedBy string          `json:"changedBy"` // user or autoscaler
+	Reason    string          `json:"reason,omitempty"`
 	Spec      json.RawMessage `json:"spec"`
 }
 
@@ -98,14 +100,21 @@ type historyResult []specVersion
 
 func (r historyResult) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERSION\tACCEPTED\tSPEC")
+	fmt.Fprintln(tw, "VERSION\tACCEPTED\tBY\tSPEC")
 	var prev json.RawMessage
 	for _, v := range r {
 		line := specSummary(v.Spec)
 		if prev != nil {
 			line += "; changed: " + changedFields(prev, v.Spec)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\n", v.Version, v.CreatedAt.UTC().Format(time.RFC3339), line)
+		if v.Reason != "" {
+			line += "; why: " + v.Reason
+		}
+		by := v.ChangedBy
+		if by == "" {
+			by = pgstore.ChangedByUser
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", v.Version, v.CreatedAt.UTC().Format(time.RFC3339), by, line)
 		prev = v.Spec
 	}
 	return tw.Flush()

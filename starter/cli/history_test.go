@@ -35,6 +35,9 @@ func specsDB(t *testing.T) string {
 		_, _, err := s.RecordSpec(ctx, "orders", json.RawMessage(spec))
 		require.NoError(t, err)
 	}
+	_, _, err = s.RecordSpecChange(ctx, "orders", json.RawMessage(`{"id": "orders", "dataSchema": {"dataSource": "orders_ds"}, "ioConfig": {"topic": "orders", "taskCount": 6},
+		  "tuningConfig": {"maxRowsPerSegment": 10}}`), pgstore.SpecChange{ChangedBy: pgstore.ChangedByAutoscaler, Reason: "scale out: 4 of 10 lag samples above 1000"})
+	require.NoError(t, err)
 	return url
 }
 
@@ -44,17 +47,21 @@ func TestHistory(t *testing.T) {
 
 	r := runCLI(t, runOpts{}, "history", "orders", "--database-url", url)
 	require.Equal(t, ExitOK, r.code, r.stderr)
-	assert.Regexp(t, `^VERSION  ACCEPTED              SPEC
-1        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  topic orders → datasource orders_ds, 2 task groups
-2        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  topic orders → datasource orders_ds, 4 task groups; changed: ioConfig.taskCount, tuningConfig.maxRowsPerSegment
+	assert.Regexp(t, `^VERSION  ACCEPTED              BY          SPEC
+1        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  user        topic orders → datasource orders_ds, 2 task groups
+2        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  user        topic orders → datasource orders_ds, 4 task groups; changed: ioConfig.taskCount, tuningConfig.maxRowsPerSegment
+3        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  autoscaler  topic orders → datasource orders_ds, 6 task groups; changed: ioConfig.taskCount; why: scale out: 4 of 10 lag samples above 1000
 $`, r.stdout)
 
 	r = runCLI(t, runOpts{env: map[string]string{"DATABASE_URL": url}}, "history", "orders", "-o", "json")
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	var got []specVersion
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
-	require.Len(t, got, 2)
+	require.Len(t, got, 3)
 	assert.Equal(t, 2, got[1].Version)
+	assert.Equal(t, "user", got[1].ChangedBy)
+	assert.Equal(t, "autoscaler", got[2].ChangedBy)
+	assert.Equal(t, "scale out: 4 of 10 lag samples above 1000", got[2].Reason)
 	assert.False(t, got[1].CreatedAt.IsZero())
 	assert.JSONEq(t, `{"id": "orders", "dataSchema": {"dataSource": "orders_ds"}, "ioConfig": {"topic": "orders", "taskCount": 4},
 		"tuningConfig": {"maxRowsPerSegment": 10}}`, string(got[1].Spec))
