@@ -64,6 +64,10 @@ type Recorder interface {
 	// Compacted and Retained record the lifecycle's activities.
 	Compacted(dataSource string, c metrics.Compaction)
 	Retained(dataSource string, dropped, killed int, killedBytes int64, swept int, sweptBytes int64)
+	// AutoscalerTaskCount and AutoscalerAction record the autoscaler's
+	// task count and its actions by direction.
+	AutoscalerTaskCount(supervisor string, n int)
+	AutoscalerAction(supervisor, direction string)
 }
 
 // Faults lets tests inject the failures that exactly-once must survive. All

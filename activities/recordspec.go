@@ -38,5 +38,8 @@ func (a *Activities) RecordSpec(ctx context.Context, in protocol.RecordSpecInput
 	if err != nil {
 		return protocol.RecordSpecResult{}, err
 	}
+	if recorded && in.ChangedBy == pgstore.ChangedByAutoscaler && in.Direction != "" && a.Metrics != nil {
+		a.Metrics.AutoscalerAction(in.SupervisorID, in.Direction)
+	}
 	return protocol.RecordSpecResult{Recorded: recorded, Version: version}, nil
 }

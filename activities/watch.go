@@ -29,7 +29,7 @@ const watchHeartbeatEvery = 2 * time.Minute
 // writes no history for it. Kafka errors are part of what it sees, not
 // failures of the activity.
 func (a *Activities) Watch(ctx context.Context, in protocol.WatchInput) (protocol.WatchResult, error) {
-	every := max(in.Every, 100*time.Millisecond)
+	every := lookEvery(in)
 	started, lastBeat := time.Now(), time.Now()
 	workerStop := activity.GetWorkerStopChannel(ctx)
 	w := newWatcher(a, in)
@@ -44,6 +44,10 @@ func (a *Activities) Watch(ctx context.Context, in protocol.WatchInput) (protoco
 		res, err := w.look(ctx)
 		if err != nil {
 			return protocol.WatchResult{}, err
+		}
+		if res.Scale != nil {
+			res.Reason = "autoscale " + res.Scale.Direction + ": " + res.Scale.Reason
+			return res, nil
 		}
 		if reason := changed(in.Known, res.View); reason != "" {
 			res.Reason = reason
@@ -74,7 +78,8 @@ type watcher struct {
 	in         protocol.WatchInput
 	connected  bool
 	prevLatest domain.Offsets
-	caughtUp   int // looks in a row with everything read and nothing new
+	caughtUp   int       // looks in a row with everything read and nothing new
+	judgedAt   time.Time // when the autoscaler's window was last judged
 }
 
 func newWatcher(a *Activities, in protocol.WatchInput) *watcher {
@@ -98,6 +103,12 @@ func (w *watcher) see(latest, current domain.Offsets) bool {
 }
 
 func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
+	res, err := w.lookOnce(ctx)
+	res.LagWindow = w.lagWindow()
+	return res, err
+}
+
+func (w *watcher) lookOnce(ctx context.Context) (protocol.WatchResult, error) {
 	res := protocol.WatchResult{View: protocol.WatchView{Groups: map[string]bool{}}, Closed: map[string]protocol.GroupClosed{}}
 	current, err := w.groups(ctx, &res)
 	if err != nil {
@@ -129,14 +140,17 @@ func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
 	res.View.Partitions = parts
 	res.Latest = latest
 	res.View.CaughtUp = w.see(latest, current)
-	if w.a.Metrics != nil {
+	if w.a.Metrics != nil || w.in.AutoScaler != nil {
 		in := lagview.Input{Current: current, Latest: latest, LatestAt: time.Now()}
 		if w.a.Store != nil && w.in.DataSource != "" {
 			if committed, err := w.a.Store.Offsets(ctx, w.in.DataSource, topic); err == nil {
 				in.Committed = lagview.Base(committed, w.in.Starts)
 			}
 		}
-		w.a.Metrics.Offsets(w.in.SupervisorID, in)
+		if w.a.Metrics != nil {
+			w.a.Metrics.Offsets(w.in.SupervisorID, in)
+		}
+		res.Scale = w.sampleLag(in.LatestAt, in, len(parts))
 	}
 	return res, nil
 }

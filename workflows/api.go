@@ -177,6 +177,8 @@ type SupervisorStatus struct {
 	// OffsetResets are the latest automatic resets of out-of-range
 	// offsets (ioConfig.resetOffsetAutomatically), oldest first.
 	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`
+	// Autoscaler is the lag-based autoscaler's figures, when it is on.
+	Autoscaler *AutoscalerStatus `json:"autoscaler,omitempty"`
 }
 
 // GroupStatus describes one task group.

@@ -115,9 +115,16 @@ func (s *supervisor) startOffsets(ctx workflow.Context) (protocol.StartOffsetsRe
 }
 
 func (s *supervisor) recordSpec(ctx workflow.Context, spec domain.Spec) (protocol.RecordSpecResult, error) {
+	return s.recordSpecChange(ctx, spec, protocol.RecordSpecInput{})
+}
+
+// recordSpecChange is recordSpec with who made the change and why (in's
+// ChangedBy, Reason and Direction).
+func (s *supervisor) recordSpecChange(ctx workflow.Context, spec domain.Spec, in protocol.RecordSpecInput) (protocol.RecordSpecResult, error) {
 	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
+	in.SupervisorID, in.Spec = spec.ID, spec
 	var res protocol.RecordSpecResult
-	err := workflow.ExecuteActivity(actx, protocol.ActivityRecordSpec, protocol.RecordSpecInput{SupervisorID: spec.ID, Spec: spec}).Get(ctx, &res)
+	err := workflow.ExecuteActivity(actx, protocol.ActivityRecordSpec, in).Get(ctx, &res)
 	return res, err
 }
 

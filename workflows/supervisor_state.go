@@ -45,6 +45,9 @@ type SupervisorCarry struct {
 	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`
 	// Watched is what the last watch reported (supervisor_watch.go).
 	Watched *WatchedState `json:"watched,omitempty"`
+	// Autoscaler is the lag-based autoscaler's state
+	// (supervisor_autoscale.go), nil until one is enabled.
+	Autoscaler *AutoscalerState `json:"autoscaler,omitempty"`
 }
 
 // groupRecord is what the supervisor knows of one task group. Its

@@ -29,6 +29,7 @@ func (s *supervisor) status() SupervisorStatus {
 		PartitionUnpublished: view.UnpublishedByPartition(), Unpublished: view.Unpublished,
 		Read: s.c.Read, Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
 		OffsetResets: slices.Clone(s.c.OffsetResets),
+		Autoscaler:   s.autoscalerStatus(),
 	}
 	for _, g := range s.sortedGroups() {
 		rec := s.c.Groups[g]
@@ -141,6 +142,9 @@ func (s *supervisor) details() string {
 	}
 	if n := len(st.OffsetResets); n > 0 {
 		fmt.Fprintf(&b, "last offset reset (%s): %s\n\n", st.OffsetResets[n-1].Time.Format(time.RFC3339), st.OffsetResets[n-1].Message)
+	}
+	if a := st.Autoscaler; a != nil {
+		fmt.Fprintf(&b, "%s\n\n", a)
 	}
 	if n := len(st.RecentErrors); n > 0 {
 		fmt.Fprintf(&b, "last error: %s\n\n", st.RecentErrors[n-1].Message)

@@ -28,6 +28,8 @@ type watchState struct {
 	cancel     workflow.CancelFunc
 	watchSeq   int    // watches started by this run
 	watchTopic string // the topic the watch in flight looks at
+	// watchTaskCount is the task count the watch in flight judges lag for.
+	watchTaskCount int
 	// startedIn[g] is the watch in flight when group g last started: what
 	// that watch says of g predates the start.
 	startedIn map[int]int
@@ -117,11 +119,14 @@ func (s *supervisor) known() protocol.WatchView {
 
 // ensureWatch starts a watch unless one looks at the spec's topic already.
 func (s *supervisor) ensureWatch(ctx workflow.Context) {
-	if s.watching != nil && s.watchTopic == s.spec.IOConfig.Topic {
+	// The task count matters only to the autoscaler: a run without one
+	// keeps its watch through a taskCount change, as runs before it did.
+	sameCount := s.watchTaskCount == s.spec.IOConfig.TaskCount || !s.spec.IOConfig.AutoScalerOn()
+	if s.watching != nil && s.watchTopic == s.spec.IOConfig.Topic && sameCount {
 		return
 	}
 	if s.watching != nil {
-		s.cancel() // its topic changed with the spec
+		s.cancel() // its topic or task count changed with the spec
 	}
 	s.watchSeq++
 	wctx, cancel := workflow.WithCancel(ctx)
@@ -130,13 +135,14 @@ func (s *supervisor) ensureWatch(ctx workflow.Context) {
 	in := protocol.WatchInput{
 		SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Topic,
 		Every: s.spec.IOConfig.Period.D(), MaxRun: watchMaxRun, Known: s.known(),
-		Starts: lagview.Base(nil, s.sequenceStarts()...),
+		Starts:     lagview.Base(nil, s.sequenceStarts()...),
+		AutoScaler: s.watchAutoScaler(ctx),
 	}
 	if s.retrySoon {
 		in.FirstLookAfter = s.spec.IOConfig.Period.D()
 	}
 	s.watching = workflow.ExecuteActivity(workflow.WithActivityOptions(wctx, o), protocol.ActivityWatch, in)
-	s.cancel, s.watchTopic = cancel, s.spec.IOConfig.Topic
+	s.cancel, s.watchTopic, s.watchTaskCount = cancel, s.spec.IOConfig.Topic, s.spec.IOConfig.TaskCount
 }
 
 // waitChange handles signals until the watch reports, something is due,
@@ -262,6 +268,7 @@ func (s *supervisor) onWatched(ctx workflow.Context, f workflow.Future, seq int)
 		}
 	}
 	s.applyGroupStates(ctx, res.View.Groups, res.Closed, func(g int) bool { return s.startedIn[g] >= seq })
+	s.onLagSamples(ctx, res)
 }
 
 // problemMessage says why the topic cannot be read, as the old loop's

@@ -2,7 +2,8 @@
 // publish activities did (events, rows, segments, bytes, durations, the
 // hand-off latency from checkpoint to commit), each supervisor's Kafka lag
 // and unpublished records (internal/lagview's figures), what compaction,
-// retention, kill and sweep did per datasource,
+// retention, kill and sweep did per datasource, the autoscaler's task
+// count and actions,
 // what the workload tracker holds at scrape time, and the Temporal SDK's own
 // metrics, all on one registry.
 //
@@ -38,7 +39,8 @@ type Metrics struct {
 	offsets    map[string]*lagview.Input // what Offsets was told, per supervisor
 	unpubParts map[string]map[int32]bool
 
-	lifecycle lifecycle
+	lifecycle  lifecycle
+	autoscaler autoscaler
 
 	tracker  atomic.Pointer[workload.Tracker]
 	temporal *temporalCollector
@@ -82,6 +84,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		offsets:    map[string]*lagview.Input{},
 		unpubParts: map[string]map[int32]bool{},
 		lifecycle:  newLifecycle(),
+		autoscaler: newAutoscaler(),
 		temporal:   newTemporalCollector(),
 	}
 	if reg != nil {
@@ -93,6 +96,7 @@ func New(reg prometheus.Registerer) *Metrics {
 			trackCollector{m}, m.temporal,
 		)
 		reg.MustRegister(m.lifecycle.collectors()...)
+		reg.MustRegister(m.autoscaler.collectors()...)
 	}
 	return m
 }

@@ -28,7 +28,7 @@ type SpecChange struct {
 // Who changes a spec.
 const (
 	ChangedByUser       = "user"
-	ChangedByAutoscaler = "autoscaler"
+	ChangedByAutoscaler = "autoscaler" // protocol.ChangedByAutoscaler
 )
 
 // RecordSpec appends spec to the supervisor's history as the next version,

@@ -123,13 +123,18 @@ type ResetOffsetsResult struct {
 	Offsets domain.Offsets
 }
 
+// ChangedByAutoscaler marks a spec the supervisor's autoscaler made.
+const ChangedByAutoscaler = "autoscaler"
+
 // RecordSpecInput appends a spec to a supervisor's history.
 type RecordSpecInput struct {
 	SupervisorID string
 	Spec         domain.Spec
-	// ChangedBy is "" (a user) or "autoscaler"; Reason says why.
+	// ChangedBy is "" (a user) or ChangedByAutoscaler; Reason says why.
 	ChangedBy string `json:",omitempty"`
 	Reason    string `json:",omitempty"`
+	// Direction is the autoscaler's "out" or "in", counted once recorded.
+	Direction string `json:",omitempty"`
 }
 
 // RecordSpecResult says whether the spec was appended (false: it equals the

@@ -3,6 +3,7 @@ package protocol
 import (
 	"time"
 
+	"handoff/internal/autoscale"
 	"handoff/internal/domain"
 )
 
@@ -108,6 +109,19 @@ type WatchInput struct {
 	// Starts is where each partition's first unpublished sequence began:
 	// unpublished records count from there before its first publish.
 	Starts domain.Offsets
+	// AutoScaler, when the spec's autoscaler is on: the watch samples lag
+	// and returns with a Scale decision when one is due.
+	AutoScaler *WatchAutoScaler `json:",omitempty"`
+}
+
+// WatchAutoScaler is what a watch needs to sample lag and judge it.
+type WatchAutoScaler struct {
+	Config    domain.AutoScalerConfig
+	TaskCount int
+	// AllowedAt is the earliest time of the next action.
+	AllowedAt time.Time
+	// Window is the samples taken so far (by earlier watches too).
+	Window autoscale.Window
 }
 
 // WatchView is one look at a supervisor's world: its topic's partitions,
@@ -137,4 +151,9 @@ type WatchResult struct {
 	// Connected: Kafka answered at least once in this watch.
 	Connected bool
 	Reason    string // what changed, for logs and tests
+	// LagWindow is the autoscaler's samples, the new ones included (nil
+	// without an autoscaler).
+	LagWindow *autoscale.Window `json:",omitempty"`
+	// Scale is the action the samples call for, if one is due.
+	Scale *autoscale.Decision `json:",omitempty"`
 }

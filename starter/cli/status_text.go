@@ -54,6 +54,9 @@ func writeStatus(w io.Writer, f freshStatus) error {
 				g.Group, o.Partition, o.Offset, o.Earliest, o.Latest, s.ID, o.Partition)
 		}
 	}
+	if a := s.Autoscaler; a != nil {
+		fmt.Fprintf(tw, "\n%s\n", a)
+	}
 	if len(s.OffsetResets) > 0 {
 		fmt.Fprintln(tw, "\nOFFSET RESET\tGROUP\tPARTITION\tFROM\tTO\tSKIPPED")
 		for _, x := range s.OffsetResets {

@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"handoff/activities"
+	"handoff/internal/domain"
+	"handoff/internal/eventgen"
+	"handoff/internal/pgstore"
+)
+
+// TestAutoscalerScalesOutThenInExactlyOnce ramps a producer from 200
+// events/s to 5,000/s and back. At 5,000/s the lag the watch samples (the
+// log's end against the read positions the consumes heartbeat, at most
+// about 4 s old) stays above scaleOutThreshold; at 200/s it stays below
+// scaleInThreshold. The supervisor scales from 1 group to 3 and back to 1,
+// each action a recorded spec change by the autoscaler, and every
+// produced event is published exactly once across both.
+// assertEventually polls cond until it holds or d passes.
+func assertEventually(cond func() bool, d time.Duration) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAutoscalerScalesOutThenInExactlyOnce(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, 3, activities.Faults{})
+	spec := s.spec(1)
+	spec.IOConfig.AutoScalerConfig = &domain.AutoScalerConfig{
+		EnableTaskAutoScaler: true, TaskCountMin: 1, TaskCountMax: 3,
+		LagCollectionInterval: domain.Duration(500 * time.Millisecond), LagCollectionRange: domain.Duration(4 * time.Second),
+		ScaleOutThreshold: 2000, TriggerScaleOutFractionThreshold: 0.3,
+		ScaleInThreshold: 1000, TriggerScaleInFractionThreshold: 0.9,
+		ScaleActionStartDelay: domain.Duration(2 * time.Second), ScaleActionPeriod: domain.Duration(time.Second),
+		MinTriggerScaleActionFrequency: domain.Duration(8 * time.Second),
+		ScaleOutStep: 2, ScaleInStep: 2,
+	}
+	spec.ApplyDefaults()
+	require.NoError(t, spec.Validate())
+	gen := eventgen.New(s.name, 18)
+	run := s.startSupervisor(spec)
+
+	var sent atomic.Int64
+	produce := func(ctx context.Context, rate float64, limit int64) error {
+		n, err := gen.Produce(ctx, s.brokers, s.name, rate, limit, false)
+		sent.Add(n)
+		return err
+	}
+	taskCount := func() int { return s.status(spec).Spec.IOConfig.TaskCount }
+
+	require.NoError(t, produce(context.Background(), 200, 1200))
+	require.Equal(t, 1, taskCount(), "200 events/s must not scale out")
+
+	burst := make(chan error, 1)
+	go func() { burst <- produce(context.Background(), 5000, 75_000) }()
+	require.Eventually(t, func() bool { return taskCount() == 3 }, 45*time.Second, 250*time.Millisecond, "no scale out under 5,000 events/s")
+	require.NoError(t, <-burst)
+
+	quiet, stopQuiet := context.WithCancel(context.Background())
+	quietDone := make(chan error, 1)
+	go func() { quietDone <- produce(quiet, 200, 0) }()
+	scaledIn := assertEventually(func() bool { return taskCount() == 1 }, 90*time.Second)
+	stopQuiet()
+	require.NoError(t, <-quietDone)
+	require.True(t, scaledIn, "no scale in at 200 events/s")
+
+	st := s.status(spec)
+	require.NotNil(t, st.Autoscaler)
+	require.Equal(t, map[string]int{"out": 1, "in": 1}, st.Autoscaler.Actions)
+	require.Equal(t, "in", st.Autoscaler.LastAction.Direction)
+	require.False(t, st.Autoscaler.NextActionAllowedAt.Before(st.Autoscaler.LastAction.At.Add(8*time.Second)),
+		"the next action waits minTriggerScaleActionFrequency")
+
+	recs, err := s.store.SpecHistory(context.Background(), spec.ID)
+	require.NoError(t, err)
+	var byAutoscaler []pgstore.SpecRecord
+	for _, r := range recs {
+		if r.ChangedBy == pgstore.ChangedByAutoscaler {
+			byAutoscaler = append(byAutoscaler, r)
+		}
+	}
+	require.Len(t, byAutoscaler, 2, "two scale actions in the spec history")
+	require.Contains(t, byAutoscaler[0].Reason, "scale out from 1 to 3 task groups")
+	require.Contains(t, byAutoscaler[1].Reason, "scale in from 3 to 1 task groups")
+	require.GreaterOrEqual(t, byAutoscaler[1].CreatedAt.Sub(byAutoscaler[0].CreatedAt), 8*time.Second,
+		"never more often than minTriggerScaleActionFrequency")
+
+	spec.IOConfig.TaskCount = 1
+	s.waitCaughtUp(spec)
+	s.stopAndWait(spec, run)
+	s.recordHistories(spec)
+	s.requireExactlyOnce(spec, gen.RunID, sent.Load())
+}
