@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 	"handoff/internal/pgstore"
+	"handoff/workflows"
 )
 
 // TestAutoscalerScalesOutThenInExactlyOnce ramps a producer from 200
@@ -97,6 +99,79 @@ func TestAutoscalerScalesOutThenInExactlyOnce(t *testing.T) {
 	spec.IOConfig.TaskCount = 1
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
-	s.recordHistories(spec)
+	every := spec
+	every.IOConfig.TaskCount = 3 // record the groups of both layouts
+	s.recordHistories(every)
 	s.requireExactlyOnce(spec, gen.RunID, sent.Load())
+}
+
+// TestIdleAutoscalerCostsNoHistory: a caught-up supervisor with the
+// autoscaler on (sampling twice a second, judging every second, at its
+// minimum task count) writes no more history while idle than one without.
+func TestIdleAutoscalerCostsNoHistory(t *testing.T) {
+	t.Parallel()
+	idle := map[string]int64{}
+	var mu sync.Mutex
+	t.Run("group", func(t *testing.T) {
+		for _, on := range []bool{false, true} {
+			name := "off"
+			if on {
+				name = "on"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				s := newStack(t, 2, activities.Faults{})
+				spec := s.spec(1)
+				if on {
+					spec.IOConfig.AutoScalerConfig = &domain.AutoScalerConfig{
+						EnableTaskAutoScaler: true, TaskCountMin: 1, TaskCountMax: 2,
+						LagCollectionInterval: domain.Duration(500 * time.Millisecond), LagCollectionRange: domain.Duration(2 * time.Second),
+						ScaleOutThreshold: 1000, ScaleInThreshold: 100,
+						ScaleActionStartDelay: domain.Duration(time.Second), ScaleActionPeriod: domain.Duration(time.Second),
+						MinTriggerScaleActionFrequency: domain.Duration(time.Second),
+					}
+					spec.ApplyDefaults()
+					require.NoError(t, spec.Validate())
+				}
+				gen := eventgen.New(s.name, 19)
+				s.produce(gen, 500)
+				run := s.startSupervisor(spec)
+				s.waitCaughtUp(spec)
+				require.Eventually(t, func() bool { return s.status(spec).State == "IDLE" }, time.Minute, 200*time.Millisecond)
+				id := workflows.SupervisorWorkflowID(spec.ID)
+				before := s.historyEvents(id)
+				time.Sleep(20 * time.Second)
+				n := s.historyEvents(id) - before
+				t.Logf("autoscaler %s: %d supervisor history events in 20 s idle", name, n)
+				mu.Lock()
+				idle[name] = n
+				mu.Unlock()
+				require.Equal(t, 1, s.status(spec).Spec.IOConfig.TaskCount, "no action at rest")
+				s.stopAndWait(spec, run)
+				s.requireExactlyOnce(spec, gen.RunID, 500)
+			})
+		}
+	})
+	require.Contains(t, idle, "on")
+	require.LessOrEqual(t, idle["on"], idle["off"], "an idle supervisor's autoscaler must not add history")
+}
+
+// historyEvents is the length of every run's history of a workflow: the
+// current run's as the server has it now (visibility's figure of a running
+// workflow can be old), the closed runs' from visibility.
+func (s *stack) historyEvents(id string) int64 {
+	s.t.Helper()
+	ctx := context.Background()
+	d, err := s.temporal.DescribeWorkflowExecution(ctx, id, "")
+	require.NoError(s.t, err)
+	current := d.GetWorkflowExecutionInfo()
+	n := current.GetHistoryLength()
+	runs, err := s.temporal.ListWorkflow(ctx, listRequest(id))
+	require.NoError(s.t, err)
+	for _, r := range runs.GetExecutions() {
+		if r.GetExecution().GetRunId() != current.GetExecution().GetRunId() {
+			n += r.GetHistoryLength()
+		}
+	}
+	return n
 }
