@@ -28,7 +28,7 @@ func TestWorkerSIGKILLedDuringScaleActions(t *testing.T) {
 		ScaleInThreshold: 1000, TriggerScaleInFractionThreshold: 0.9,
 		ScaleActionStartDelay: domain.Duration(2 * time.Second), ScaleActionPeriod: domain.Duration(time.Second),
 		MinTriggerScaleActionFrequency: domain.Duration(8 * time.Second),
-		ScaleOutStep: 2, ScaleInStep: 2,
+		ScaleOutStep:                   2, ScaleInStep: 2,
 	}
 	spec.ApplyDefaults()
 	require.NoError(t, spec.Validate())
