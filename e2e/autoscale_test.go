@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"handoff/activities"
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 	"handoff/internal/pgstore"
@@ -23,29 +24,11 @@ import (
 // scaleInThreshold. The supervisor scales from 1 group to 3 and back to 1,
 // each action a recorded spec change by the autoscaler, and every
 // produced event is published exactly once across both.
-// assertEventually polls cond until it holds or d passes.
-func assertEventually(cond func() bool, d time.Duration) bool {
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return false
-}
-
 func TestAutoscalerScalesOutThenInExactlyOnce(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, 3, activities.Faults{})
 	spec := s.spec(1)
-	spec.IOConfig.AutoScalerConfig = &domain.AutoScalerConfig{
-		EnableTaskAutoScaler: true, TaskCountMin: 1, TaskCountMax: 3,
-		LagCollectionInterval: domain.Duration(500 * time.Millisecond), LagCollectionRange: domain.Duration(4 * time.Second),
-		ScaleOutThreshold: 2000, TriggerScaleOutFractionThreshold: 0.3,
-		ScaleInThreshold: 1000, TriggerScaleInFractionThreshold: 0.9,
-		ScaleActionStartDelay: domain.Duration(2 * time.Second), ScaleActionPeriod: domain.Duration(time.Second),
-		MinTriggerScaleActionFrequency: domain.Duration(8 * time.Second),
-		ScaleOutStep:                   2, ScaleInStep: 2,
-	}
+	spec.IOConfig.AutoScalerConfig = harness.RampAutoScaler()
 	spec.ApplyDefaults()
 	require.NoError(t, spec.Validate())
 	gen := eventgen.New(s.name, 18)
@@ -70,7 +53,7 @@ func TestAutoscalerScalesOutThenInExactlyOnce(t *testing.T) {
 	quiet, stopQuiet := context.WithCancel(context.Background())
 	quietDone := make(chan error, 1)
 	go func() { quietDone <- produce(quiet, 200, 0) }()
-	scaledIn := assertEventually(func() bool { return taskCount() == 1 }, 90*time.Second)
+	scaledIn := harness.Poll(90*time.Second, func() bool { return taskCount() == 1 })
 	stopQuiet()
 	require.NoError(t, <-quietDone)
 	require.True(t, scaledIn, "no scale in at 200 events/s")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/workflows"
 )
@@ -21,15 +22,7 @@ func TestWorkerSIGKILLedDuringScaleActions(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{partitions: 3})
 	spec := e.spec(1)
-	spec.IOConfig.AutoScalerConfig = &domain.AutoScalerConfig{
-		EnableTaskAutoScaler: true, TaskCountMin: 1, TaskCountMax: 3,
-		LagCollectionInterval: domain.Duration(500 * time.Millisecond), LagCollectionRange: domain.Duration(4 * time.Second),
-		ScaleOutThreshold: 2000, TriggerScaleOutFractionThreshold: 0.3,
-		ScaleInThreshold: 1000, TriggerScaleInFractionThreshold: 0.9,
-		ScaleActionStartDelay: domain.Duration(2 * time.Second), ScaleActionPeriod: domain.Duration(time.Second),
-		MinTriggerScaleActionFrequency: domain.Duration(8 * time.Second),
-		ScaleOutStep:                   2, ScaleInStep: 2,
-	}
+	spec.IOConfig.AutoScalerConfig = harness.RampAutoScaler()
 	spec.ApplyDefaults()
 	require.NoError(t, spec.Validate())
 	p := e.producer(118)
@@ -70,7 +63,7 @@ func TestWorkerSIGKILLedDuringScaleActions(t *testing.T) {
 // action in direction and its spec waits to apply, then SIGKILLs w.
 func (e *env) sigkillDuringScaleAction(spec domain.Spec, w *workerProc, direction string) {
 	e.t.Helper()
-	require.True(e.t, poll(90*time.Second, func() bool {
+	require.True(e.t, harness.Poll(90*time.Second, func() bool {
 		st, err := e.status(spec)
 		return err == nil && st.PendingSpec && st.Autoscaler != nil && st.Autoscaler.LastAction != nil &&
 			st.Autoscaler.LastAction.Direction == direction
@@ -90,20 +83,10 @@ func (e *env) sigkillDuringScaleAction(spec domain.Spec, w *workerProc, directio
 func (e *env) waitAutoscaler(spec domain.Spec, timeout time.Duration, what string, cond func(workflows.SupervisorStatus) bool) {
 	e.t.Helper()
 	var st workflows.SupervisorStatus
-	require.True(e.t, poll(timeout, func() bool {
+	require.True(e.t, harness.Poll(timeout, func() bool {
 		var err error
 		st, err = e.status(spec)
 		return err == nil && st.Autoscaler != nil && st.Autoscaler.LastAction != nil && cond(st)
 	}), "%s within %v: taskCount %d, pending spec %v, state %s/%s, autoscaler %+v, groups %+v, errors %+v",
 		what, timeout, st.Spec.IOConfig.TaskCount, st.PendingSpec, st.State, st.DetailedState, st.Autoscaler, st.Groups, st.RecentErrors)
-}
-
-// poll checks cond every 100ms until it holds or timeout passes.
-func poll(timeout time.Duration, cond func() bool) bool {
-	for end := time.Now().Add(timeout); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return false
 }

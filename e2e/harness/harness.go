@@ -1,8 +1,9 @@
 // Package harness holds what the end-to-end test packages (e2e/process,
 // e2e/chaos) and the benchmark ask of a running supervisor through the
 // Temporal client: where its groups are reading, and which activities the
-// server sees started on which worker; and how they start, query and stop
-// a datasource's compaction (compaction.go).
+// server sees started on which worker; how they start, query and stop a
+// datasource's compaction (compaction.go); and the autoscaler the ramp
+// tests share, with a poll for its effects (autoscale.go).
 package harness
 
 import (
