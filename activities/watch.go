@@ -45,6 +45,7 @@ func (a *Activities) Watch(ctx context.Context, in protocol.WatchInput) (protoco
 		if err != nil {
 			return protocol.WatchResult{}, err
 		}
+		res.LagWindow = w.lagWindow()
 		if res.Scale != nil {
 			res.Reason = "autoscale " + res.Scale.Direction + ": " + res.Scale.Reason
 			return res, nil
@@ -103,12 +104,6 @@ func (w *watcher) see(latest, current domain.Offsets) bool {
 }
 
 func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
-	res, err := w.lookOnce(ctx)
-	res.LagWindow = w.lagWindow()
-	return res, err
-}
-
-func (w *watcher) lookOnce(ctx context.Context) (protocol.WatchResult, error) {
 	res := protocol.WatchResult{View: protocol.WatchView{Groups: map[string]bool{}}, Closed: map[string]protocol.GroupClosed{}}
 	current, err := w.groups(ctx, &res)
 	if err != nil {
