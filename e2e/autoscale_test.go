@@ -82,6 +82,14 @@ func TestAutoscalerScalesOutThenInExactlyOnce(t *testing.T) {
 	spec.IOConfig.TaskCount = 1
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
+	// What the run cost Temporal, both actions included (the figure in
+	// the closing note).
+	sup := s.historyEvents(workflows.SupervisorWorkflowID(spec.ID))
+	var groups int64
+	for g := range 3 {
+		groups += s.historyEvents(workflows.TaskGroupWorkflowID(spec.ID, g))
+	}
+	t.Logf("history events: supervisor %d, groups %d, for %d events and 2 scale actions", sup, groups, sent.Load())
 	every := spec
 	every.IOConfig.TaskCount = 3 // record the groups of both layouts
 	s.recordHistories(every)
