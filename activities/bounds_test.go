@@ -49,13 +49,13 @@ func TestConsumeStopsAtMaxRowsInMemory(t *testing.T) {
 	spec := boundsSpec("json")
 	spec.TuningConfig.MaxRowsInMemory = 100
 	v, err := env.ExecuteActivity(protocol.ActivityConsume, protocol.ConsumeInput{
-		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 0},
+		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{domain.P(0): 0},
 	})
 	require.NoError(t, err)
 	var res protocol.ConsumeResult
 	require.NoError(t, v.Get(&res))
 	require.Equal(t, int64(100), res.Rows)
-	require.Equal(t, domain.Offsets{0: 100}, res.To, "the chunk ends right after its last row")
+	require.Equal(t, domain.Offsets{domain.P(0): 100}, res.To, "the chunk ends right after its last row")
 	_, rows, err := segment.ReadFile(staging.Path(res.StagingKey))
 	require.NoError(t, err)
 	require.Len(t, rows, 100)
@@ -122,7 +122,7 @@ func TestPublishOfTwoMillionRowsStaysInBoundedMemory(t *testing.T) {
 	}()
 	start := time.Now()
 	v, err := env.ExecuteActivity(protocol.ActivityPublish, protocol.PublishInput{
-		Spec: spec, SequenceID: 0, Start: domain.Offsets{0: 0}, End: domain.Offsets{0: chunks * perChunk}, StagingKeys: keys,
+		Spec: spec, SequenceID: 0, Start: domain.Offsets{domain.P(0): 0}, End: domain.Offsets{domain.P(0): chunks * perChunk}, StagingKeys: keys,
 	})
 	close(stop)
 	<-done
@@ -159,7 +159,7 @@ func TestConsumeRefusesAMessageOverMaxMessageBytes(t *testing.T) {
 	spec := boundsSpec("big")
 	spec.TuningConfig.MaxMessageBytes = 1 << 20
 	_, err = env.ExecuteActivity(protocol.ActivityConsume, protocol.ConsumeInput{
-		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 0},
+		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{domain.P(0): 0},
 	})
 	var app *temporal.ApplicationError
 	require.ErrorAs(t, err, &app)

@@ -41,11 +41,11 @@ func (c *chunk) full() bool {
 // bad. A
 // message over maxMessageBytes fails the chunk: holding it is what the
 // limit is there to prevent.
-func (c *chunk) add(p int32, r kafka.Record, now time.Time) error {
+func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 	spec := c.in.Spec
 	if size := int64(len(r.Value) + len(r.Key)); size > spec.TuningConfig.MaxMessageBytes {
 		msg := fmt.Sprintf("supervisor %s: the message at %s partition %d offset %d is %d bytes, more than tuningConfig.maxMessageBytes (%d); raise the limit (and the worker's memory) or keep such messages out of the topic",
-			spec.ID, spec.IOConfig.Topic, p, r.Offset, size, spec.TuningConfig.MaxMessageBytes)
+			spec.ID, spec.IOConfig.TopicOf(p), p.Partition, r.Offset, size, spec.TuningConfig.MaxMessageBytes)
 		return temporal.NewNonRetryableApplicationError(msg, domain.ErrMessageTooLarge, nil)
 	}
 	c.records++
@@ -57,7 +57,7 @@ func (c *chunk) add(p int32, r kafka.Record, now time.Time) error {
 		}
 	})
 	if addErr != nil {
-		return fmt.Errorf("partition %d offset %d: %w", p, r.Offset, addErr)
+		return fmt.Errorf("topic %s partition %d offset %d: %w", spec.IOConfig.TopicOf(p), p.Partition, r.Offset, addErr)
 	}
 	var bad *parse.UnparseableError
 	var rejected *parse.RejectedError
@@ -82,18 +82,18 @@ func (c *chunk) add(p int32, r kafka.Record, now time.Time) error {
 	return nil
 }
 
-func (c *chunk) keepParseError(p int32, r kafka.Record, err error) {
+func (c *chunk) keepParseError(p domain.Partition, r kafka.Record, err error) {
 	spec := c.in.Spec
 	if spec.TuningConfig.LogParseExceptions {
-		c.run.log.Warn("unparseable message", "topic", spec.IOConfig.Topic, "partition", p, "offset", r.Offset, "error", err)
+		c.run.log.Warn("unparseable message", "topic", spec.IOConfig.TopicOf(p), "partition", p.Partition, "offset", r.Offset, "error", err)
 	}
 	keep := spec.TuningConfig.MaxSavedParseExceptions
 	if keep <= 0 {
 		return
 	}
 	c.saved = append(c.saved, pgstore.ParseError{
-		DataSource: spec.DataSchema.DataSource, Topic: spec.IOConfig.Topic,
-		Partition: p, Offset: r.Offset, Error: err.Error(), Message: r.Value,
+		DataSource: spec.DataSchema.DataSource, Topic: spec.IOConfig.TopicOf(p),
+		Partition: p.Partition, Offset: r.Offset, Error: err.Error(), Message: r.Value,
 	})
 	if len(c.saved) > keep {
 		c.saved = c.saved[len(c.saved)-keep:]
@@ -107,13 +107,13 @@ const deadLetterMaxBytes = 1000 << 10
 // deadLetter queues the message for the dead-letter topic, unchanged unless
 // it is over deadLetterMaxBytes: then its value is cut there and headers
 // say so (the source partition and offset still point at the whole).
-func (c *chunk) deadLetter(p int32, r kafka.Record, reason string, err error) {
+func (c *chunk) deadLetter(p domain.Partition, r kafka.Record, reason string, err error) {
 	if c.in.Spec.IOConfig.DeadLetterTopic == "" {
 		return
 	}
 	m := kafka.Message{Key: r.Key, Value: r.Value, Headers: map[string]string{
-		"handoff.source.topic":     c.in.Spec.IOConfig.Topic,
-		"handoff.source.partition": strconv.Itoa(int(p)),
+		"handoff.source.topic":     c.in.Spec.IOConfig.TopicOf(p),
+		"handoff.source.partition": strconv.Itoa(int(p.Partition)),
 		"handoff.source.offset":    strconv.FormatInt(r.Offset, 10),
 		"handoff.reason":           reason,
 		"handoff.error":            err.Error(),

@@ -68,12 +68,12 @@ func benchConsumeChunk(b *testing.B, rollupOn bool) {
 			b.Fatal(err)
 		}
 		c := &chunk{
-			in: protocol.ConsumeInput{Spec: spec}, parser: parser, to: domain.Offsets{0: 0}, run: &running{},
+			in: protocol.ConsumeInput{Spec: spec}, parser: parser, to: domain.Offsets{domain.P(0): 0}, run: &running{},
 			buf: rollup.New(spec.DataSchema.MetricsSpec, rollupOn),
 		}
 		now := t0.Add(time.Hour)
 		for _, r := range recs {
-			if err := c.add(0, r, now); err != nil {
+			if err := c.add(domain.P(0), r, now); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"strings"
 	"time"
@@ -80,13 +81,24 @@ func stagingKey(supervisorID, sequenceName string, from domain.Offsets) string {
 	return stagingDir(supervisorID, sequenceName) + offsetsName(from) + ".run"
 }
 
-// offsetsName renders offsets for a file name: "p0-1200_p2-880".
+// offsetsName renders offsets for a file name: "p0-1200_p2-880". Offsets
+// of a topicPattern's partitions, whose topic names would make it long
+// past what a file name may be, become "o" and a hash of that rendering
+// (FNV-64a), as deterministic.
 func offsetsName(from domain.Offsets) string {
 	parts := make([]string, 0, len(from))
+	named := false
 	for _, p := range from.Partitions() {
-		parts = append(parts, fmt.Sprintf("p%d-%d", p, from[p]))
+		parts = append(parts, fmt.Sprintf("%s-%d", p.Label(), from[p]))
+		named = named || p.Topic != ""
 	}
-	return strings.Join(parts, "_")
+	name := strings.Join(parts, "_")
+	if named {
+		h := fnv.New64a()
+		h.Write([]byte(name))
+		return fmt.Sprintf("o%016x", h.Sum64())
+	}
+	return name
 }
 
 // stagingDir holds every chunk of one sequence.

@@ -28,20 +28,20 @@ import (
 // unpublished sequences and restarts the group from the stored offsets;
 // off, it records the error and what to run. Either way the stored offsets
 // only change by a publish's compare-and-swap or by that reset.
-func (a *Activities) outOfRange(ctx context.Context, in protocol.ConsumeInput, p int32, offset int64, err error) error {
+func (a *Activities) outOfRange(ctx context.Context, in protocol.ConsumeInput, p domain.Partition, offset int64, err error) error {
 	if !errors.Is(err, kafka.ErrOffsetOutOfRange) {
 		return err
 	}
-	topic := in.Spec.IOConfig.Topic
-	earliest, latest, berr := a.Kafka.Bounds(ctx, topic, []int32{p})
+	topic := in.Spec.IOConfig.TopicOf(p)
+	earliest, latest, berr := a.Kafka.Bounds(ctx, topic, []int32{p.Partition})
 	if berr != nil {
 		// Retried: the next attempt fetches again and, if still out of
 		// range, looks the bounds up again.
 		return fmt.Errorf("%w; and the partition's bounds could not be read: %w", err, classify(berr))
 	}
 	o := domain.OutOfRange{
-		SupervisorID: in.Spec.ID, Topic: topic, Partition: p, Offset: offset,
-		Earliest: earliest[p], Latest: latest[p],
+		SupervisorID: in.Spec.ID, Topic: topic, Partition: p.Partition, Offset: offset,
+		Earliest: earliest[p.Partition], Latest: latest[p.Partition],
 		AutoReset: in.Spec.IOConfig.ResetOffsetAutomatically, UseEarliest: in.Spec.IOConfig.UseEarliestOffset,
 	}
 	// An offset the partition holds again by now was refused for being past

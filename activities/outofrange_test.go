@@ -35,7 +35,7 @@ func consumeOutOfRange(t *testing.T, spec domain.Spec, from domain.Offsets) (dom
 func TestConsumePastTheEndIsOffsetOutOfRange(t *testing.T) {
 	t.Parallel()
 	spec := boundsSpec(topic)
-	o, app := consumeOutOfRange(t, spec, domain.Offsets{0: 9, 1: 0})
+	o, app := consumeOutOfRange(t, spec, domain.Offsets{domain.P(0): 9, domain.P(1): 0})
 	require.Equal(t, domain.OutOfRange{SupervisorID: "bounds", Topic: topic, Partition: 0, Offset: 9, Earliest: 0, Latest: 5}, o)
 	require.True(t, o.Recreated())
 	require.Contains(t, app.Message(), "starter reset bounds --partition 0=earliest --force")
@@ -50,7 +50,7 @@ func TestConsumeOfExpiredRecordsIsOffsetOutOfRange(t *testing.T) {
 	deleteRecords(t, acts.Kafka.Brokers(), topic, 1, 2)
 	spec := boundsSpec(topic)
 	spec.IOConfig.ResetOffsetAutomatically, spec.IOConfig.UseEarliestOffset = true, true
-	_, err := env.ExecuteActivity(protocol.ActivityConsume, protocol.ConsumeInput{Spec: spec, SequenceName: "oor_g0_s0", From: domain.Offsets{1: 1}})
+	_, err := env.ExecuteActivity(protocol.ActivityConsume, protocol.ConsumeInput{Spec: spec, SequenceName: "oor_g0_s0", From: domain.Offsets{domain.P(1): 1}})
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "%v", err)
 	require.Equal(t, domain.ErrOffsetOutOfRange, app.Type())

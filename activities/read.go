@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"handoff/internal/domain"
 	"handoff/internal/kafka"
 )
 
@@ -15,7 +16,7 @@ const fetchMaxBytes = 4 << 20
 
 // batch is what one fetch of one partition returned.
 type batch struct {
-	partition int32
+	partition domain.Partition
 	res       kafka.FetchResult
 }
 
@@ -72,7 +73,7 @@ func (a *Activities) readChunk(ctx context.Context, c *chunk) error {
 
 // fetchPartition fetches one partition until its end, the deadline, or a
 // cancel, sending each non-empty fetch to batches.
-func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p int32, deadline time.Time,
+func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p domain.Partition, deadline time.Time,
 	batches chan<- batch, gotData chan struct{}, anyRead *sync.Once) error {
 	offset := c.in.From[p]
 	stop, bounded := c.in.Until[p]
@@ -84,7 +85,7 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p int32, dead
 		if wait <= 0 {
 			return nil
 		}
-		res, err := a.Kafka.Fetch(ctx, c.in.Spec.IOConfig.Topic, p, offset, stop, fetchMaxBytes, min(wait, 250*time.Millisecond))
+		res, err := a.Kafka.Fetch(ctx, c.in.Spec.IOConfig.TopicOf(p), p.Partition, offset, stop, fetchMaxBytes, min(wait, 250*time.Millisecond))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,15 +23,12 @@ func (a *Activities) ResetOffsets(ctx context.Context, in protocol.ResetOffsetsI
 	if len(in.Targets) == 0 {
 		return protocol.ResetOffsetsResult{}, invalidReset(errors.New("no partitions to reset"))
 	}
-	parts, err := a.Kafka.Partitions(ctx, in.Topic)
+	src := source{topic: in.Topic, pattern: in.TopicPattern}
+	_, earliest, latest, err := a.partitions(ctx, src)
 	if err != nil {
 		return protocol.ResetOffsetsResult{}, classify(err)
 	}
-	earliest, latest, err := a.Kafka.Bounds(ctx, in.Topic, parts)
-	if err != nil {
-		return protocol.ResetOffsetsResult{}, classify(err)
-	}
-	offsets, err := resolveTargets(in.Topic, in.Targets, earliest, latest)
+	offsets, err := resolveTargets(src.io(), in.Targets, earliest, latest)
 	if err != nil {
 		return protocol.ResetOffsetsResult{}, invalidReset(err)
 	}
@@ -46,18 +44,13 @@ func invalidReset(err error) error {
 
 // resolveTargets turns every target into an offset within [earliest,
 // latest] of its partition, or names every target that is not.
-func resolveTargets(topic string, targets map[int32]string, earliest, latest domain.Offsets) (domain.Offsets, error) {
+func resolveTargets(io domain.IOConfig, targets map[domain.Partition]string, earliest, latest domain.Offsets) (domain.Offsets, error) {
 	out := domain.Offsets{}
 	var problems []string
-	parts := make([]int32, 0, len(targets))
-	for p := range targets {
-		parts = append(parts, p)
-	}
-	slices.Sort(parts)
-	for _, p := range parts {
+	for _, p := range slices.SortedFunc(maps.Keys(targets), domain.ComparePartitions) {
 		off, err := resolveTarget(targets[p], p, earliest, latest)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("topic %q partition %d: %v", topic, p, err))
+			problems = append(problems, fmt.Sprintf("topic %q partition %d: %v", io.TopicOf(p), p.Partition, err))
 			continue
 		}
 		out[p] = off
@@ -68,7 +61,7 @@ func resolveTargets(topic string, targets map[int32]string, earliest, latest dom
 	return out, nil
 }
 
-func resolveTarget(target string, p int32, earliest, latest domain.Offsets) (int64, error) {
+func resolveTarget(target string, p domain.Partition, earliest, latest domain.Offsets) (int64, error) {
 	lo, known := earliest[p]
 	hi := latest[p]
 	if !known {

@@ -16,17 +16,17 @@ func TestResetOffsetsStoresExactlyTheTargets(t *testing.T) {
 	t.Parallel()
 	acts, env := fixture(t)
 	ctx := context.Background()
-	require.NoError(t, acts.Store.ResetOffsets(ctx, "ds", topic, domain.Offsets{0: 1, 1: 1}))
+	require.NoError(t, acts.Store.ResetOffsets(ctx, "ds", topic, domain.Offsets{domain.P(0): 1, domain.P(1): 1}))
 
 	for _, tc := range []struct {
-		targets map[int32]string
+		targets map[domain.Partition]string
 		want    domain.Offsets // the result
 		stored  domain.Offsets // all stored offsets after it
 	}{
-		{map[int32]string{0: "earliest"}, domain.Offsets{0: 0}, domain.Offsets{0: 0, 1: 1}},
-		{map[int32]string{1: "latest"}, domain.Offsets{1: 3}, domain.Offsets{0: 0, 1: 3}},
-		{map[int32]string{0: "4", 1: " Earliest "}, domain.Offsets{0: 4, 1: 0}, domain.Offsets{0: 4, 1: 0}},
-		{map[int32]string{0: "5"}, domain.Offsets{0: 5}, domain.Offsets{0: 5, 1: 0}}, // latest is valid
+		{map[domain.Partition]string{domain.P(0): "earliest"}, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 0, domain.P(1): 1}},
+		{map[domain.Partition]string{domain.P(1): "latest"}, domain.Offsets{domain.P(1): 3}, domain.Offsets{domain.P(0): 0, domain.P(1): 3}},
+		{map[domain.Partition]string{domain.P(0): "4", domain.P(1): " Earliest "}, domain.Offsets{domain.P(0): 4, domain.P(1): 0}, domain.Offsets{domain.P(0): 4, domain.P(1): 0}},
+		{map[domain.Partition]string{domain.P(0): "5"}, domain.Offsets{domain.P(0): 5}, domain.Offsets{domain.P(0): 5, domain.P(1): 0}}, // latest is valid
 	} {
 		v, err := env.ExecuteActivity(protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{DataSource: "ds", Topic: topic, Targets: tc.targets})
 		require.NoError(t, err, "targets %v", tc.targets)
@@ -43,17 +43,17 @@ func TestResetOffsetsRefusesInvalidTargetsAndStoresNothing(t *testing.T) {
 	t.Parallel()
 	acts, env := fixture(t)
 	ctx := context.Background()
-	require.NoError(t, acts.Store.ResetOffsets(ctx, "ds", topic, domain.Offsets{0: 2, 1: 2}))
+	require.NoError(t, acts.Store.ResetOffsets(ctx, "ds", topic, domain.Offsets{domain.P(0): 2, domain.P(1): 2}))
 
 	for _, tc := range []struct {
-		targets map[int32]string
+		targets map[domain.Partition]string
 		want    []string
 	}{
-		{map[int32]string{0: "earliest", 1: "4"}, []string{"partition 1", "offset 4", "[0, 3]"}},
-		{map[int32]string{0: "-1"}, []string{"partition 0", "offset -1", "[0, 5]"}},
-		{map[int32]string{7: "0"}, []string{"partition 7", "no such partition"}},
-		{map[int32]string{0: "soon"}, []string{"partition 0", `"soon"`}},
-		{map[int32]string{}, []string{"no partitions"}},
+		{map[domain.Partition]string{domain.P(0): "earliest", domain.P(1): "4"}, []string{"partition 1", "offset 4", "[0, 3]"}},
+		{map[domain.Partition]string{domain.P(0): "-1"}, []string{"partition 0", "offset -1", "[0, 5]"}},
+		{map[domain.Partition]string{domain.P(7): "0"}, []string{"partition 7", "no such partition"}},
+		{map[domain.Partition]string{domain.P(0): "soon"}, []string{"partition 0", `"soon"`}},
+		{map[domain.Partition]string{}, []string{"no partitions"}},
 	} {
 		_, err := env.ExecuteActivity(protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{DataSource: "ds", Topic: topic, Targets: tc.targets})
 		var app *temporal.ApplicationError
@@ -65,14 +65,14 @@ func TestResetOffsetsRefusesInvalidTargetsAndStoresNothing(t *testing.T) {
 		}
 		stored, err := acts.Store.Offsets(ctx, "ds", topic)
 		require.NoError(t, err)
-		require.Equal(t, domain.Offsets{0: 2, 1: 2}, stored, "targets %v", tc.targets)
+		require.Equal(t, domain.Offsets{domain.P(0): 2, domain.P(1): 2}, stored, "targets %v", tc.targets)
 	}
 }
 
 func TestResetOffsetsOfAMissingTopicIsTopicNotFound(t *testing.T) {
 	t.Parallel()
 	_, env := fixture(t)
-	_, err := env.ExecuteActivity(protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{DataSource: "ds", Topic: "nope", Targets: map[int32]string{0: "0"}})
+	_, err := env.ExecuteActivity(protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{DataSource: "ds", Topic: "nope", Targets: map[domain.Partition]string{domain.P(0): "0"}})
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "got %v", err)
 	require.Equal(t, domain.ErrTopicNotFound, app.Type())

@@ -49,7 +49,7 @@ func TestPublishClearsTheSequencesStagingDirectory(t *testing.T) {
 	require.NoError(t, os.WriteFile(staging.Path(dir+"p0-100.run.tmp-123"), []byte("half a chunk"), 0o644))
 
 	v, err := env.ExecuteActivity(protocol.ActivityPublish, protocol.PublishInput{
-		Spec: spec, SequenceID: 0, Start: domain.Offsets{0: 0}, End: domain.Offsets{0: 100},
+		Spec: spec, SequenceID: 0, Start: domain.Offsets{domain.P(0): 0}, End: domain.Offsets{domain.P(0): 100},
 		StagingKeys: []string{dir + "p0-0.run", dir + "p0-60.run"},
 	})
 	require.NoError(t, err)

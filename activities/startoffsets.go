@@ -2,25 +2,22 @@ package activities
 
 import (
 	"context"
-	"handoff/internal/protocol"
 
 	"handoff/internal/domain"
+	"handoff/internal/protocol"
 )
 
 // StartOffsets reads the committed offsets from Postgres and fills every
 // partition that has none from Kafka, per useEarliestOffset.
 func (a *Activities) StartOffsets(ctx context.Context, in protocol.StartOffsetsInput) (protocol.StartOffsetsResult, error) {
-	committed, err := a.Store.Offsets(ctx, in.DataSource, in.Topic)
+	src := source{topic: in.Topic, pattern: in.TopicPattern}
+	parts, earliest, latest, err := a.partitions(ctx, src)
+	if err != nil {
+		return protocol.StartOffsetsResult{}, classify(err)
+	}
+	committed, err := a.committed(ctx, in.DataSource, src, parts)
 	if err != nil {
 		return protocol.StartOffsetsResult{}, err
-	}
-	parts, err := a.Kafka.Partitions(ctx, in.Topic)
-	if err != nil {
-		return protocol.StartOffsetsResult{}, classify(err)
-	}
-	earliest, latest, err := a.Kafka.Bounds(ctx, in.Topic, parts)
-	if err != nil {
-		return protocol.StartOffsetsResult{}, classify(err)
 	}
 	next, err := a.Store.NextSequenceIDs(ctx, in.SupervisorID)
 	if err != nil {
@@ -40,7 +37,7 @@ func (a *Activities) StartOffsets(ctx context.Context, in protocol.StartOffsetsI
 	return protocol.StartOffsetsResult{Offsets: out, Committed: committed, NextSequenceIDs: next}, nil
 }
 
-func hasOffset(o domain.Offsets, p int32) bool {
+func hasOffset(o domain.Offsets, p domain.Partition) bool {
 	_, ok := o[p]
 	return ok
 }

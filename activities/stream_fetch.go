@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"handoff/internal/domain"
 	"handoff/internal/protocol"
 	"handoff/internal/rollup"
 	"handoff/internal/segment"
@@ -39,14 +40,14 @@ func (s *stream) fetchAll(ctx context.Context) (<-chan batch, func() error) {
 	}
 }
 
-func (s *stream) fetchPartition(ctx context.Context, p int32, offset int64, out chan<- batch) error {
+func (s *stream) fetchPartition(ctx context.Context, p domain.Partition, offset int64, out chan<- batch) error {
 	stop, bounded := s.in.Until[p]
-	topic := s.in.Spec.IOConfig.Topic
+	topic := s.in.Spec.IOConfig.TopicOf(p)
 	for {
 		if bounded && offset >= stop {
 			return nil
 		}
-		res, err := s.a.Kafka.Fetch(ctx, topic, p, offset, stop, fetchMaxBytes, fetchWait)
+		res, err := s.a.Kafka.Fetch(ctx, topic, p.Partition, offset, stop, fetchMaxBytes, fetchWait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

@@ -100,12 +100,12 @@ func TestStreamReturnsWhenWoken(t *testing.T) {
 	}()
 	start := time.Now()
 	res := runStream(t, acts, protocol.ConsumeStreamInput{
-		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 0},
+		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{domain.P(0): 0},
 		WakeKey: "g/run/stream-1", MaxRun: time.Minute,
 	})
 	require.Equal(t, protocol.StreamWoken, res.Reason)
 	require.Less(t, time.Since(start), 10*time.Second, "woken, not timed out")
-	require.Equal(t, domain.Offsets{0: 800}, res.To, "read everything produced before the wake")
+	require.Equal(t, domain.Offsets{domain.P(0): 800}, res.To, "read everything produced before the wake")
 	require.Equal(t, int64(800), res.Records)
 	require.Equal(t, int64(800), res.Rows)
 	require.Equal(t, 800, stagedRows(t, staging, res))
@@ -120,13 +120,13 @@ func TestStreamReturnsOnAHandoffTrigger(t *testing.T) {
 	spec.TuningConfig.MaxRowsPerSegment = 300
 	spec.TuningConfig.MaxRecordsPerChunk = 100
 	res := runStream(t, acts, protocol.ConsumeStreamInput{
-		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 0}, MaxRun: time.Minute,
+		Spec: spec, SequenceName: "bounds_g0_s0", From: domain.Offsets{domain.P(0): 0}, MaxRun: time.Minute,
 		Close: &protocol.CloseTriggers{OpenedAt: time.Now()},
 	})
 	require.Equal(t, protocol.StreamMaxRows, res.Reason)
 	require.GreaterOrEqual(t, res.Rows, int64(300))
 	require.Equal(t, int(res.Rows), stagedRows(t, staging, res))
-	require.Equal(t, res.Records, res.To[0], "every record read is staged")
+	require.Equal(t, res.Records, res.To[domain.P(0)], "every record read is staged")
 	require.GreaterOrEqual(t, len(res.Chunks), 3, "chunks of at most maxRecordsPerChunk")
 }
 
@@ -136,11 +136,11 @@ func TestStreamReadsAClosedSequenceToItsEnd(t *testing.T) {
 	t.Parallel()
 	acts, staging, _ := streamFixture(t, 400)
 	res := runStream(t, acts, protocol.ConsumeStreamInput{
-		Spec: boundsSpec("json"), SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 100},
-		Until: domain.Offsets{0: 250}, MaxRun: time.Minute,
+		Spec: boundsSpec("json"), SequenceName: "bounds_g0_s0", From: domain.Offsets{domain.P(0): 100},
+		Until: domain.Offsets{domain.P(0): 250}, MaxRun: time.Minute,
 	})
 	require.Equal(t, protocol.StreamUntil, res.Reason)
-	require.Equal(t, domain.Offsets{0: 250}, res.To)
+	require.Equal(t, domain.Offsets{domain.P(0): 250}, res.To)
 	require.Equal(t, 150, stagedRows(t, staging, res))
 }
 
@@ -150,11 +150,11 @@ func TestStreamReturnsWhenQuietAfterABurst(t *testing.T) {
 	t.Parallel()
 	acts, _, _ := streamFixture(t, 200)
 	res := runStream(t, acts, protocol.ConsumeStreamInput{
-		Spec: boundsSpec("json"), SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 0},
+		Spec: boundsSpec("json"), SequenceName: "bounds_g0_s0", From: domain.Offsets{domain.P(0): 0},
 		MaxRun: time.Minute, QuietAfter: 500 * time.Millisecond, MinRun: time.Second,
 	})
 	require.Equal(t, protocol.StreamQuiet, res.Reason)
-	require.Equal(t, domain.Offsets{0: 200}, res.To)
+	require.Equal(t, domain.Offsets{domain.P(0): 200}, res.To)
 }
 
 // TestRetriedStreamResumesFromItsHeartbeat: a retried stream keeps the
@@ -167,18 +167,18 @@ func TestRetriedStreamResumesFromItsHeartbeat(t *testing.T) {
 	env := suite.NewTestActivityEnvironment()
 	acts.Register(env)
 	staged := protocol.ConsumeStreamResult{
-		To: domain.Offsets{0: 300}, Records: 300, Rows: 300, Bytes: 999,
+		To: domain.Offsets{domain.P(0): 300}, Records: 300, Rows: 300, Bytes: 999,
 		Chunks: []protocol.ChunkRef{{Key: "bounds/bounds_g0_s0/p0-0_earlier.run", Rows: 300, Bytes: 999}},
 	}
-	env.SetHeartbeatDetails(map[string]any{"state": "reading", "offsets": domain.Offsets{0: 320}, "staged": staged})
+	env.SetHeartbeatDetails(map[string]any{"state": "reading", "offsets": domain.Offsets{domain.P(0): 320}, "staged": staged})
 	v, err := env.ExecuteActivity(protocol.ActivityConsumeStream, protocol.ConsumeStreamInput{
-		Spec: boundsSpec("json"), SequenceName: "bounds_g0_s0", From: domain.Offsets{0: 0},
-		Until: domain.Offsets{0: 400}, MaxRun: time.Minute,
+		Spec: boundsSpec("json"), SequenceName: "bounds_g0_s0", From: domain.Offsets{domain.P(0): 0},
+		Until: domain.Offsets{domain.P(0): 400}, MaxRun: time.Minute,
 	})
 	require.NoError(t, err)
 	var res protocol.ConsumeStreamResult
 	require.NoError(t, v.Get(&res))
-	require.Equal(t, domain.Offsets{0: 400}, res.To)
+	require.Equal(t, domain.Offsets{domain.P(0): 400}, res.To)
 	require.Equal(t, int64(400), res.Records, "300 staged before, 100 read now: nothing read twice")
 	require.Equal(t, staged.Chunks[0], res.Chunks[0], "the earlier chunk is kept")
 	require.Len(t, res.Chunks, 2)

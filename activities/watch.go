@@ -110,12 +110,8 @@ func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
 		return res, err
 	}
 	res.Current = current
-	topic := w.in.Topic
-	parts, err := w.a.Kafka.Partitions(ctx, topic)
-	var latest map[int32]int64
-	if err == nil {
-		_, latest, err = w.a.Kafka.Bounds(ctx, topic, parts)
-	}
+	src := source{topic: w.in.Topic, pattern: w.in.TopicPattern}
+	parts, _, latest, err := w.a.partitions(ctx, src)
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -138,7 +134,7 @@ func (w *watcher) look(ctx context.Context) (protocol.WatchResult, error) {
 	if w.a.Metrics != nil || w.in.AutoScaler != nil {
 		in := lagview.Input{Current: current, Latest: latest, LatestAt: time.Now()}
 		if w.a.Store != nil && w.in.DataSource != "" {
-			if committed, err := w.a.Store.Offsets(ctx, w.in.DataSource, topic); err == nil {
+			if committed, err := w.a.committed(ctx, w.in.DataSource, src, parts); err == nil {
 				in.Committed = lagview.Base(committed, w.in.Starts)
 			}
 		}
@@ -230,8 +226,8 @@ func changed(known, seen protocol.WatchView) string {
 		return "problem resolved"
 	}
 	a, b := slices.Clone(known.Partitions), slices.Clone(seen.Partitions)
-	slices.Sort(a)
-	slices.Sort(b)
+	slices.SortFunc(a, domain.ComparePartitions)
+	slices.SortFunc(b, domain.ComparePartitions)
 	if !slices.Equal(a, b) {
 		return fmt.Sprintf("partitions %v", b)
 	}

@@ -14,15 +14,15 @@ import (
 // (it once flipped to not caught up there, and an idle supervisor renewed
 // its watch every period); new records or a lagging group end it.
 func TestWatcherCaughtUp(t *testing.T) {
-	latest, read := domain.Offsets{0: 10, 1: 5}, domain.Offsets{0: 10, 1: 5}
+	latest, read := domain.Offsets{domain.P(0): 10, domain.P(1): 5}, domain.Offsets{domain.P(0): 10, domain.P(1): 5}
 	fresh := newWatcher(nil, protocol.WatchInput{})
 	require.False(t, fresh.see(latest, read), "one look is not enough")
 	require.True(t, fresh.see(latest, read))
 
 	known := newWatcher(nil, protocol.WatchInput{Known: protocol.WatchView{CaughtUp: true}})
 	require.True(t, known.see(latest, read), "a caught-up view holds at the first look")
-	require.False(t, known.see(domain.Offsets{0: 11, 1: 5}, read), "a new record")
+	require.False(t, known.see(domain.Offsets{domain.P(0): 11, domain.P(1): 5}, read), "a new record")
 
 	lagging := newWatcher(nil, protocol.WatchInput{Known: protocol.WatchView{CaughtUp: true}})
-	require.False(t, lagging.see(latest, domain.Offsets{0: 9, 1: 5}), "a group behind")
+	require.False(t, lagging.see(latest, domain.Offsets{domain.P(0): 9, domain.P(1): 5}), "a group behind")
 }

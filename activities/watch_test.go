@@ -25,8 +25,8 @@ func runWatch(t *testing.T, in protocol.WatchInput) protocol.WatchResult {
 func TestWatchReportsWhatDiffers(t *testing.T) {
 	t.Parallel()
 	res := runWatch(t, protocol.WatchInput{Topic: topic, Every: 50 * time.Millisecond, MaxRun: time.Minute})
-	require.ElementsMatch(t, []int32{0, 1}, res.View.Partitions)
-	require.Equal(t, domain.Offsets{0: 5, 1: 3}, res.Latest)
+	require.ElementsMatch(t, []domain.Partition{domain.P(0), domain.P(1)}, res.View.Partitions)
+	require.Equal(t, domain.Offsets{domain.P(0): 5, domain.P(1): 3}, res.Latest)
 	require.True(t, res.Connected)
 	require.Contains(t, res.Reason, "partitions")
 }
@@ -38,7 +38,7 @@ func TestWatchOfAnUnchangedWorldReturnsOnlyAfterMaxRun(t *testing.T) {
 	start := time.Now()
 	res := runWatch(t, protocol.WatchInput{
 		Topic: topic, Every: 50 * time.Millisecond, MaxRun: 600 * time.Millisecond,
-		Known: protocol.WatchView{Partitions: []int32{1, 0}},
+		Known: protocol.WatchView{Partitions: []domain.Partition{domain.P(1), domain.P(0)}},
 	})
 	require.Equal(t, "max-run", res.Reason)
 	require.GreaterOrEqual(t, time.Since(start), 600*time.Millisecond)

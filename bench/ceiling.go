@@ -18,21 +18,21 @@ import (
 // kafka-go's fastest path (a connection to each partition's leader and
 // batch reads, 100 ms max wait) and nothing else: the ceiling the
 // pipeline is compared with. It returns the time taken.
-func readAll(ctx context.Context, brokers []string, topic string, ends map[int32]int64) (time.Duration, error) {
+func readAll(ctx context.Context, brokers []string, topic string, ends domain.Offsets) (time.Duration, error) {
 	return readAllWith(ctx, brokers, topic, ends, func(int32) (func([]byte) error, error) { return nil, nil })
 }
 
 // readAllWith is readAll calling, for each message, the function per
 // partition makes for its partition (nil: none).
-func readAllWith(ctx context.Context, brokers []string, topic string, ends map[int32]int64, per func(int32) (func([]byte) error, error)) (time.Duration, error) {
+func readAllWith(ctx context.Context, brokers []string, topic string, ends domain.Offsets, per func(int32) (func([]byte) error, error)) (time.Duration, error) {
 	start := time.Now()
 	g, ctx := errgroup.WithContext(ctx)
 	for p, end := range ends {
-		each, err := per(p)
+		each, err := per(p.Partition)
 		if err != nil {
 			return 0, err
 		}
-		g.Go(func() error { return readPartition(ctx, brokers[0], topic, p, end, each) })
+		g.Go(func() error { return readPartition(ctx, brokers[0], topic, p.Partition, end, each) })
 	}
 	if err := g.Wait(); err != nil {
 		return 0, err
@@ -82,7 +82,7 @@ func readPartition(ctx context.Context, broker, topic string, p int32, end int64
 // readAndParse is the ceiling read plus parsing every message with the
 // pipeline's parser (the rollup-off spec), one parser per partition: the
 // least any pipeline ingesting this JSON must do.
-func readAndParse(ctx context.Context, brokers []string, topic string, ends map[int32]int64, spec domain.Spec) (time.Duration, error) {
+func readAndParse(ctx context.Context, brokers []string, topic string, ends domain.Offsets, spec domain.Spec) (time.Duration, error) {
 	now := time.Now()
 	return readAllWith(ctx, brokers, topic, ends, func(int32) (func([]byte) error, error) {
 		p, err := parse.New(spec.DataSchema, spec.IOConfig)

@@ -180,7 +180,7 @@ func topicEnds(ctx context.Context, brokers []string, topic string, partitions i
 		if po.Error != nil {
 			return nil, fmt.Errorf("end offset of %s[%d]: %w", topic, po.Partition, po.Error)
 		}
-		out[int32(po.Partition)] = po.LastOffset
+		out[domain.P(int32(po.Partition))] = po.LastOffset
 	}
 	return out, nil
 }

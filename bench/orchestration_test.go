@@ -140,9 +140,9 @@ func TestHistoryCounts(t *testing.T) {
 // figure; per million needs events.
 func TestNewWindowExtrapolates(t *testing.T) {
 	t0 := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	a := snapshot{at: t0, heartbeats: 10, ends: domain.Offsets{0: 5, 1: 5},
+	a := snapshot{at: t0, heartbeats: 10, ends: domain.Offsets{domain.P(0): 5, domain.P(1): 5},
 		history: historyCounts{Supervisor: 100, Groups: 1000, ActivitiesScheduled: 40}}
-	b := snapshot{at: t0.Add(90 * time.Second), heartbeats: 19, ends: domain.Offsets{0: 5, 1: 5},
+	b := snapshot{at: t0.Add(90 * time.Second), heartbeats: 19, ends: domain.Offsets{domain.P(0): 5, domain.P(1): 5},
 		history: historyCounts{Runs: 3, Supervisor: 196, Groups: 2088, ActivitiesScheduled: 220, LocalActivities: 3}}
 	w := newWindow("spec", 0, a, b)
 	require.Equal(t, int64(1184), w.HistoryEvents)
@@ -155,7 +155,7 @@ func TestNewWindowExtrapolates(t *testing.T) {
 	require.Zero(t, w.Events)
 	require.Zero(t, w.HistoryPerM)
 
-	b.ends = domain.Offsets{0: 9005, 1: 9005} // 200 events/s for 90 s
+	b.ends = domain.Offsets{domain.P(0): 9005, domain.P(1): 9005} // 200 events/s for 90 s
 	b.heartbeats = -1
 	w = newWindow("spec", 200, a, b)
 	require.Equal(t, int64(18000), w.Events)

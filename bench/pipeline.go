@@ -228,7 +228,7 @@ func committedOffsets(ctx context.Context, pool *pgxpool.Pool, spec domain.Spec)
 		if err := rows.Scan(&p, &o); err != nil {
 			return nil, err
 		}
-		out[p] = o
+		out[domain.P(p)] = o
 	}
 	return out, rows.Err()
 }

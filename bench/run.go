@@ -268,9 +268,9 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 func ensureBacklog(ctx context.Context, s *stack, o options, res *result) (domain.Offsets, error) {
 	ends := domain.Offsets{}
 	for p := range o.partitions {
-		ends[int32(p)] = o.events / int64(o.partitions)
+		ends[domain.P(int32(p))] = o.events / int64(o.partitions)
 		if int64(p) < o.events%int64(o.partitions) {
-			ends[int32(p)]++
+			ends[domain.P(int32(p))]++
 		}
 	}
 	if res.Events > 0 {

@@ -290,8 +290,8 @@ func growthPublication(ctx context.Context, lk *lake.Lake, deep *storage.Local, 
 	}
 	startOffsets, endOffsets := domain.Offsets{}, domain.Offsets{}
 	for p := range int32(growthPartitions) {
-		startOffsets[p] = int64(i-1) * growthRows
-		endOffsets[p] = int64(i) * growthRows
+		startOffsets[domain.P(p)] = int64(i-1) * growthRows
+		endOffsets[domain.P(p)] = int64(i) * growthRows
 	}
 	uri := deep.URI(key)
 	files := []lake.File{{URI: uri, Footer: footer}}

@@ -56,7 +56,7 @@ func TestSuspendResetResume(t *testing.T) {
 	run := s.startSupervisor(spec)
 	s.waitCaughtUp(spec)
 
-	reset := workflows.ResetRequest{Partitions: map[int32]string{0: workflows.ResetEarliest}}
+	reset := workflows.ResetRequest{Partitions: map[domain.Partition]string{domain.P(0): workflows.ResetEarliest}}
 	err := s.update(spec, workflows.UpdateReset, reset, nil)
 	require.ErrorContains(t, err, "suspend it first", "a reset while running must be refused")
 
@@ -73,7 +73,7 @@ func TestSuspendResetResume(t *testing.T) {
 
 	var rr workflows.ResetResult
 	require.NoError(t, s.update(spec, workflows.UpdateReset, reset, &rr))
-	require.Equal(t, domain.Offsets{0: 0}, rr.Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 0}, rr.Offsets)
 
 	require.NoError(t, s.update(spec, workflows.UpdateResume, nil, &op))
 	s.waitCaughtUp(spec)

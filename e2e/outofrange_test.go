@@ -50,7 +50,7 @@ func TestOutOfRangeRecreatedTopicWithoutAutoReset(t *testing.T) {
 	require.Equal(t, workflows.StateUnhealthyTasks, st.State)
 	o := st.Groups[0].OutOfRange
 	require.NotNil(t, o, "group status: %+v", st.Groups[0])
-	require.Equal(t, stored[o.Partition], o.Offset, "the offset wanted is the stored one")
+	require.Equal(t, stored[domain.P(o.Partition)], o.Offset, "the offset wanted is the stored one")
 	require.Less(t, o.Latest, o.Offset)
 	require.True(t, o.Recreated())
 	advice := "starter reset " + spec.ID + " --partition "
@@ -62,7 +62,7 @@ func TestOutOfRangeRecreatedTopicWithoutAutoReset(t *testing.T) {
 	// What the status says to run: a forced reset of the partitions.
 	var rr workflows.ResetResult
 	require.NoError(t, s.update(spec, workflows.UpdateReset, workflows.ResetRequest{All: workflows.ResetEarliest, Force: true}, &rr))
-	require.Equal(t, domain.Offsets{0: 0, 1: 0}, rr.Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 0, domain.P(1): 0}, rr.Offsets)
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
 	s.recordHistories(spec)
@@ -149,7 +149,7 @@ func TestOutOfRangeExpiredRecordsWithAutoReset(t *testing.T) {
 			require.Equal(t, workflows.StateSuspended, op.State)
 			published := s.publishedIDCounts(spec)
 			stored := s.storedOffsets(spec)
-			require.Equal(t, domain.Offsets{0: before}, stored)
+			require.Equal(t, domain.Offsets{domain.P(0): before}, stored)
 
 			s.produce(gen, after)
 			s.deleteRecords(0, before+expired)
@@ -168,7 +168,7 @@ func TestOutOfRangeExpiredRecordsWithAutoReset(t *testing.T) {
 				to = before + after
 			}
 			require.Equal(t, workflows.OffsetResetRecord{
-				Time: r.Time, Group: 0, Partition: 0, Wanted: before, From: before, To: to, Skipped: to - before,
+				Time: r.Time, Group: 0, Partition: domain.P(0), Wanted: before, From: before, To: to, Skipped: to - before,
 				DroppedSequences: r.DroppedSequences, Message: r.Message,
 			}, r)
 			require.Contains(t, r.Message, "expired")
@@ -190,7 +190,7 @@ func TestOutOfRangeExpiredRecordsWithAutoReset(t *testing.T) {
 			require.Len(t, published, before)
 			require.Equal(t, len(want), len(got), "published ids")
 			require.Equal(t, want, got, "each readable event published exactly once, nothing else")
-			require.Equal(t, domain.Offsets{0: before + after}, s.storedOffsets(spec))
+			require.Equal(t, domain.Offsets{domain.P(0): before + after}, s.storedOffsets(spec))
 		})
 	}
 }

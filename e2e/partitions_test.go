@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"handoff/activities"
+	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 )
 
@@ -29,11 +30,20 @@ func TestNewPartitionsJoinTheirGroups(t *testing.T) {
 	s.produce(gen, 2000) // round-robin: half of it lands on partitions 2 and 3
 	require.Eventually(t, func() bool {
 		st := s.status(spec)
-		return slices.Equal(st.Partitions, []int32{0, 1, 2, 3}) && len(st.Groups) == 2 &&
-			slices.Equal(st.Groups[0].Partitions, []int32{0, 2}) && slices.Equal(st.Groups[1].Partitions, []int32{1, 3})
+		return slices.Equal(st.Partitions, partitions(0, 1, 2, 3)) && len(st.Groups) == 2 &&
+			slices.Equal(st.Groups[0].Partitions, partitions(0, 2)) && slices.Equal(st.Groups[1].Partitions, partitions(1, 3))
 	}, 30*time.Second, 200*time.Millisecond, "new partitions did not join their groups")
 
 	s.waitCaughtUp(spec)
 	s.stopAndWait(spec, run)
 	s.requireExactlyOnce(spec, gen.RunID, 4000)
+}
+
+// partitions names partitions of the spec's one topic.
+func partitions(nums ...int32) []domain.Partition {
+	out := make([]domain.Partition, len(nums))
+	for i, n := range nums {
+		out[i] = domain.P(n)
+	}
+	return out
 }

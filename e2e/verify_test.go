@@ -91,9 +91,7 @@ func (s *stack) latest(spec domain.Spec) domain.Offsets {
 	kc, err := kafka.New(s.brokers)
 	require.NoError(s.t, err)
 	ctx := context.Background()
-	parts, err := kc.Partitions(ctx, spec.IOConfig.Topic)
-	require.NoError(s.t, err)
-	_, latest, err := kc.Bounds(ctx, spec.IOConfig.Topic, parts)
+	_, _, latest, err := kc.Look(ctx, spec.IOConfig)
 	require.NoError(s.t, err)
 	return latest
 }

@@ -25,11 +25,11 @@ func busyTracker(t *testing.T) *workload.Tracker {
 	ctx := context.Background()
 	h, err := tr.Begin(ctx, workload.Work{
 		ID: "taskgroup-wiki-3/7", Kind: workload.Consume, Supervisor: "wiki-edits", Group: 3,
-		Partitions: []int32{0, 1}, Sequence: "wiki-edits_3_0007", Attempt: 2,
+		Partitions: []domain.Partition{domain.P(0), domain.P(1)}, Sequence: "wiki-edits_3_0007", Attempt: 2,
 	})
 	require.NoError(t, err)
 	h.SetState(workload.StateReading)
-	h.Progress(domain.Offsets{0: 42, 1: 7}, 1200, 3<<20)
+	h.Progress(domain.Offsets{domain.P(0): 42, domain.P(1): 7}, 1200, 3<<20)
 	t.Cleanup(func() { h.End(nil) })
 
 	failed, err := tr.Begin(ctx, workload.Work{Kind: workload.Publish, Supervisor: "wiki-edits", Group: 2})
@@ -101,7 +101,7 @@ func TestStatusJSON(t *testing.T) {
 	w := s.Active[0]
 	require.Equal(t, "wiki-edits", w.Supervisor)
 	require.Equal(t, workload.StateReading, w.State)
-	require.Equal(t, domain.Offsets{0: 42, 1: 7}, w.Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 42, domain.P(1): 7}, w.Offsets)
 	require.Equal(t, int64(3<<20), s.InFlightBytes)
 	require.Equal(t, 2, s.Limits.Consume)
 	require.Equal(t, int64(1<<40), s.Memory.Limit)

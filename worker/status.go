@@ -8,10 +8,10 @@ import (
 	"html/template"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"handoff/internal/domain"
 	"handoff/internal/redact"
 	"handoff/internal/workload"
 )
@@ -157,10 +157,10 @@ func formatDuration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-func formatPartitions(ps []int32) string {
+func formatPartitions(ps []domain.Partition) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
-		s[i] = strconv.Itoa(int(p))
+		s[i] = p.String()
 	}
 	return strings.Join(s, ",")
 }

@@ -146,12 +146,12 @@ type SupervisorStatus struct {
 	State      string `json:"state"`
 	// DetailedState says more: e.g. LOST_CONTACT_WITH_STREAM, SUSPENDING,
 	// APPLYING_SPEC.
-	DetailedState string         `json:"detailedState"`
-	Spec          domain.Spec    `json:"spec"`
-	PendingSpec   bool           `json:"pendingSpec,omitempty"`
-	Partitions    []int32        `json:"partitions"`
-	Groups        []GroupStatus  `json:"groups"`
-	Committed     domain.Offsets `json:"committedOffsets"`
+	DetailedState string             `json:"detailedState"`
+	Spec          domain.Spec        `json:"spec"`
+	PendingSpec   bool               `json:"pendingSpec,omitempty"`
+	Partitions    []domain.Partition `json:"partitions"`
+	Groups        []GroupStatus      `json:"groups"`
+	Committed     domain.Offsets     `json:"committedOffsets"`
 	// Current is how far the groups have read (not all of it published);
 	// a partition nothing was read from yet is at its committed offset.
 	Current domain.Offsets `json:"currentOffsets"`
@@ -159,21 +159,21 @@ type SupervisorStatus struct {
 	// LatestAt (zero: not known), never below Current: a partition whose
 	// latest was read before its group got past it shows Current and is
 	// listed in LatestRaised.
-	Latest       domain.Offsets `json:"latestOffsets"`
-	LatestAt     time.Time      `json:"latestAt,omitzero"`
-	LatestRaised []int32        `json:"latestRaised,omitempty"`
+	Latest       domain.Offsets     `json:"latestOffsets"`
+	LatestAt     time.Time          `json:"latestAt,omitzero"`
+	LatestRaised []domain.Partition `json:"latestRaised,omitempty"`
 	// PartitionLag is latest − current: records in Kafka not read yet
 	// (Druid's lag); Lag sums it. Figures of internal/lagview.
-	PartitionLag map[int32]int64 `json:"partitionLag"`
-	Lag          int64           `json:"aggregateLag"`
+	PartitionLag map[domain.Partition]int64 `json:"partitionLag"`
+	Lag          int64                      `json:"aggregateLag"`
 	// PartitionUnpublished is current − committed (before a partition's
 	// first publish, − where reading began): records read, not published
 	// yet; Unpublished sums it.
-	PartitionUnpublished map[int32]int64 `json:"partitionUnpublished"`
-	Unpublished          int64           `json:"aggregateUnpublished"`
-	Read                 ReadTotals      `json:"read"`
-	Published            PublishTotals   `json:"published"`
-	RecentErrors         []ErrorRecord   `json:"recentErrors"`
+	PartitionUnpublished map[domain.Partition]int64 `json:"partitionUnpublished"`
+	Unpublished          int64                      `json:"aggregateUnpublished"`
+	Read                 ReadTotals                 `json:"read"`
+	Published            PublishTotals              `json:"published"`
+	RecentErrors         []ErrorRecord              `json:"recentErrors"`
 	// OffsetResets are the latest automatic resets of out-of-range
 	// offsets (ioConfig.resetOffsetAutomatically), oldest first.
 	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`
@@ -183,10 +183,10 @@ type SupervisorStatus struct {
 
 // GroupStatus describes one task group.
 type GroupStatus struct {
-	Group      int     `json:"group"`
-	WorkflowID string  `json:"workflowId"`
-	Generation int     `json:"generation"`
-	Partitions []int32 `json:"partitions"`
+	Group      int                `json:"group"`
+	WorkflowID string             `json:"workflowId"`
+	Generation int                `json:"generation"`
+	Partitions []domain.Partition `json:"partitions"`
 	// Sequences are the open sequence and those publishing, with the rows
 	// read into each as last reported.
 	Sequences []SequenceStatus `json:"sequences"`
@@ -296,9 +296,9 @@ const (
 // moves to All ("earliest" or "latest"). Refused unless the supervisor is
 // suspended, or Force is set.
 type ResetRequest struct {
-	Partitions map[int32]string `json:"partitions,omitempty"`
-	All        string           `json:"all,omitempty"`
-	Force      bool             `json:"force,omitempty"`
+	Partitions map[domain.Partition]string `json:"partitions,omitempty"`
+	All        string                      `json:"all,omitempty"`
+	Force      bool                        `json:"force,omitempty"`
 }
 
 // ResetResult says where the offsets now are.

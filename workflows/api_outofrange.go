@@ -26,9 +26,9 @@ type OffsetOutOfRangeReport struct {
 // OffsetResetRecord is one automatic reset of a partition whose offset was
 // out of range (ioConfig.resetOffsetAutomatically).
 type OffsetResetRecord struct {
-	Time      time.Time `json:"time"`
-	Group     int       `json:"group"`
-	Partition int32     `json:"partition"`
+	Time      time.Time        `json:"time"`
+	Group     int              `json:"group"`
+	Partition domain.Partition `json:"partition"`
 	// Wanted is the offset the group could not read.
 	Wanted int64 `json:"wanted"`
 	// From is the stored offset the reset moved (where the group's

@@ -51,8 +51,8 @@ func TestTaskGroupReportsOffsetOutOfRangeThenFails(t *testing.T) {
 				}
 			})
 			env.ExecuteWorkflow(TaskGroupWorkflowName, TaskGroupInput{
-				Spec: spec, Group: 1, Generation: 3, Partitions: []int32{1},
-				Sequences: []domain.Sequence{{ID: 4, Start: domain.Offsets{1: 40}}},
+				Spec: spec, Group: 1, Generation: 3, Partitions: []domain.Partition{domain.P(1)},
+				Sequences: []domain.Sequence{{ID: 4, Start: domain.Offsets{domain.P(1): 40}}},
 			})
 			require.True(t, env.IsWorkflowCompleted())
 			err := env.GetWorkflowError()
@@ -78,7 +78,7 @@ func hasErrorType(err error, typ string) bool {
 // group does one second after it starts.
 func outOfRangeHarness(t *testing.T, spec domain.Spec, report domain.OutOfRange, failing func(gen int) bool) *opsHarness {
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 900})
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 900})
 	o.env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in TaskGroupInput) error {
 		if !failing(in.Generation) {
 			return o.child(ctx, in)
@@ -109,10 +109,10 @@ func TestSupervisorOffsetOutOfRangeWithoutAutoReset(t *testing.T) {
 	spec := testSpec()
 	report := domain.OutOfRange{SupervisorID: spec.ID, Topic: "events", Partition: 0, Offset: 100, Earliest: 500, Latest: 900}
 	o := outOfRangeHarness(t, spec, report, func(int) bool { return true })
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, Committed: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 3}}
-	o.resetResult = protocol.ResetOffsetsResult{Offsets: domain.Offsets{0: 500}}
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, Committed: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 3}}
+	o.resetResult = protocol.ResetOffsetsResult{Offsets: domain.Offsets{domain.P(0): 500}}
 	snaps := o.snapshots(3*time.Second, 59*time.Second)
-	reset := sendUpdate[ResetResult](o, 60*time.Second, UpdateReset, ResetRequest{Partitions: map[int32]string{0: ResetEarliest}, Force: true})
+	reset := sendUpdate[ResetResult](o, 60*time.Second, UpdateReset, ResetRequest{Partitions: map[domain.Partition]string{domain.P(0): ResetEarliest}, Force: true})
 	after := o.snapshots(60*time.Second + 100*time.Millisecond)
 	o.signal(61*time.Second, SignalStop, StopSignal{})
 	o.run()
@@ -150,20 +150,20 @@ func TestSupervisorAutoResetOfRecreatedTopicGoesToEarliest(t *testing.T) {
 	spec.IOConfig.ResetOffsetAutomatically, spec.IOConfig.UseEarliestOffset = true, true
 	report := domain.OutOfRange{SupervisorID: spec.ID, Topic: "events", Partition: 0, Offset: 250, Earliest: 0, Latest: 20, AutoReset: true, UseEarliest: true}
 	o := outOfRangeHarness(t, spec, report, func(gen int) bool { return gen == 1 })
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, Committed: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 3}}
-	o.resetResult = protocol.ResetOffsetsResult{Offsets: domain.Offsets{0: 0}}
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, Committed: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 3}}
+	o.resetResult = protocol.ResetOffsetsResult{Offsets: domain.Offsets{domain.P(0): 0}}
 	o.afterReset = func() {
-		o.setStartOffsets(protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 0}, Committed: domain.Offsets{0: 0}, NextSequenceIDs: map[int]int{0: 3}})
+		o.setStartOffsets(protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 0}, Committed: domain.Offsets{domain.P(0): 0}, NextSequenceIDs: map[int]int{0: 3}})
 	}
 	snaps := o.snapshots(4 * time.Second)
 	o.signal(30*time.Second, SignalStop, StopSignal{})
 	o.run()
 	require.NoError(t, o.env.GetWorkflowError())
 
-	require.Equal(t, []protocol.ResetOffsetsInput{{DataSource: "events", Topic: "events", Targets: map[int32]string{0: ResetEarliest}}}, o.resets)
+	require.Equal(t, []protocol.ResetOffsetsInput{{DataSource: "events", Topic: "events", Targets: map[domain.Partition]string{domain.P(0): ResetEarliest}}}, o.resets)
 	started := o.started()
 	require.Len(t, started, 2)
-	require.Equal(t, []domain.Sequence{{ID: 4, Start: domain.Offsets{0: 0}}}, started[1].Sequences,
+	require.Equal(t, []domain.Sequence{{ID: 4, Start: domain.Offsets{domain.P(0): 0}}}, started[1].Sequences,
 		"restarted from the reset offset, in a new sequence (3 was dropped)")
 
 	st := snaps[4*time.Second]
@@ -172,10 +172,10 @@ func TestSupervisorAutoResetOfRecreatedTopicGoesToEarliest(t *testing.T) {
 	require.Equal(t, 2, st.Groups[0].Generation, "restarted without back-off")
 	require.Zero(t, st.Groups[0].Failures)
 	require.Nil(t, st.Groups[0].OutOfRange)
-	require.Equal(t, domain.Offsets{0: 0}, st.Committed)
+	require.Equal(t, domain.Offsets{domain.P(0): 0}, st.Committed)
 	require.Len(t, st.OffsetResets, 1)
 	r := st.OffsetResets[0]
-	require.Equal(t, OffsetResetRecord{Time: r.Time, Group: 0, Partition: 0, Wanted: 250, From: 100, To: 0, Recreated: true, Skipped: 0,
+	require.Equal(t, OffsetResetRecord{Time: r.Time, Group: 0, Partition: domain.P(0), Wanted: 250, From: 100, To: 0, Recreated: true, Skipped: 0,
 		DroppedSequences: 0, Message: r.Message}, r)
 	require.Contains(t, r.Message, "deleted and recreated")
 	require.Contains(t, r.Message, "moved back from 100 (old topic) to 0")
@@ -189,17 +189,17 @@ func TestSupervisorAutoResetOfExpiredRecordsGoesToLatest(t *testing.T) {
 	spec.IOConfig.ResetOffsetAutomatically = true
 	report := domain.OutOfRange{SupervisorID: spec.ID, Topic: "events", Partition: 0, Offset: 130, Earliest: 500, Latest: 900, AutoReset: true}
 	o := outOfRangeHarness(t, spec, report, func(gen int) bool { return gen == 1 })
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, Committed: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 3}}
-	o.resetResult = protocol.ResetOffsetsResult{Offsets: domain.Offsets{0: 910}}
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, Committed: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 3}}
+	o.resetResult = protocol.ResetOffsetsResult{Offsets: domain.Offsets{domain.P(0): 910}}
 	o.afterReset = func() {
-		o.setStartOffsets(protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 910}, Committed: domain.Offsets{0: 910}, NextSequenceIDs: map[int]int{0: 3}})
+		o.setStartOffsets(protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 910}, Committed: domain.Offsets{domain.P(0): 910}, NextSequenceIDs: map[int]int{0: 3}})
 	}
 	snaps := o.snapshots(4 * time.Second)
 	o.signal(30*time.Second, SignalStop, StopSignal{})
 	o.run()
 	require.NoError(t, o.env.GetWorkflowError())
 
-	require.Equal(t, []protocol.ResetOffsetsInput{{DataSource: "events", Topic: "events", Targets: map[int32]string{0: ResetLatest}}}, o.resets)
+	require.Equal(t, []protocol.ResetOffsetsInput{{DataSource: "events", Topic: "events", Targets: map[domain.Partition]string{domain.P(0): ResetLatest}}}, o.resets)
 	st := snaps[4*time.Second]
 	require.Equal(t, StateRunning, st.State)
 	require.Len(t, st.OffsetResets, 1)
@@ -219,7 +219,7 @@ func TestSupervisorDetailsShowOutOfRange(t *testing.T) {
 	o := domain.OutOfRange{SupervisorID: "spec1", Topic: "events", Partition: 2, Offset: 100, Earliest: 500, Latest: 900}
 	s := &supervisor{spec: testSpec(), c: SupervisorCarry{
 		State: StateUnhealthyTasks, DetailedState: DetailOffsetOutOfRange,
-		Groups: map[int]*groupRecord{0: {Partitions: []int32{2}, OutOfRange: &o}},
+		Groups: map[int]*groupRecord{0: {Partitions: []domain.Partition{domain.P(2)}, OutOfRange: &o}},
 	}}
 	d := s.details()
 	require.Contains(t, d, "**offset out of range**: group 0, partition 2 wants offset 100, which holds 500 to 900")

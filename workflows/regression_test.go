@@ -32,8 +32,8 @@ func TestSuspendUpdateDuringContinueAsNewTimesOut(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
 	o.env.SetDetachedChildWait(false)
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 7}}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 7}}
 	o.finishAfter = map[int]time.Duration{0: 3 * time.Second} // finishes 3s after its stop
 	o.at(5*time.Second, func() { o.env.SetContinueAsNewSuggested(true) })
 	suspend := sendUpdate[OperationResult](o, 9*time.Second, UpdateSuspend)
@@ -62,11 +62,11 @@ func TestSuspendUpdateDuringContinueAsNewTimesOut(t *testing.T) {
 func TestGroupFinishingAsPeriodEndsCountsAsFailure(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 4}}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 4}}
 	o.afterStop = func(ctx workflow.Context, g *stubGroup) {
 		g.send(ctx, SignalCheckpointRequest, CheckpointRequest{
-			Group: 0, Generation: g.gen, SequenceID: g.open, Offsets: domain.Offsets{0: 150}, Reason: ReasonStop,
+			Group: 0, Generation: g.gen, SequenceID: g.open, Offsets: domain.Offsets{domain.P(0): 150}, Reason: ReasonStop,
 		})
 		var se SetEndOffsets
 		workflow.GetSignalChannel(ctx, SignalSetEndOffsets).Receive(ctx, &se)
@@ -99,14 +99,14 @@ func TestPartitionLagOmitsPartitionAddedToOpenSequence(t *testing.T) {
 	o := newOpsHarness(t, spec)
 	o.discover = func(n int) (protocol.DiscoverResult, error) {
 		if n == 1 {
-			return protocol.DiscoverResult{Partitions: []int32{0}, Latest: domain.Offsets{0: 500}}, nil
+			return protocol.DiscoverResult{Partitions: []domain.Partition{domain.P(0)}, Latest: domain.Offsets{domain.P(0): 500}}, nil
 		}
-		return protocol.DiscoverResult{Partitions: []int32{0, 1}, Latest: domain.Offsets{0: 500, 1: 20}}, nil
+		return protocol.DiscoverResult{Partitions: []domain.Partition{domain.P(0), domain.P(1)}, Latest: domain.Offsets{domain.P(0): 500, domain.P(1): 20}}, nil
 	}
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100, 1: 5}, NextSequenceIDs: map[int]int{0: 7}}
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100, domain.P(1): 5}, NextSequenceIDs: map[int]int{0: 7}}
 	// Sequence 7 closes (publishing), sequence 8 is open when partition 1 joins.
 	o.signal(2*time.Second, SignalCheckpointRequest, CheckpointRequest{
-		Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{0: 150}, Reason: ReasonMaxRows,
+		Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{domain.P(0): 150}, Reason: ReasonMaxRows,
 	})
 	snaps := o.snapshots(12 * time.Second)
 	o.signal(20*time.Second, SignalStop, StopSignal{})
@@ -115,10 +115,10 @@ func TestPartitionLagOmitsPartitionAddedToOpenSequence(t *testing.T) {
 
 	st := snaps[12*time.Second]
 	require.Equal(t, []SequenceStatus{
-		{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{0: 100}, End: domain.Offsets{0: 150}}},
-		{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{0: 150, 1: 5}}},
+		{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{domain.P(0): 100}, End: domain.Offsets{domain.P(0): 150}}},
+		{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{domain.P(0): 150, domain.P(1): 5}}},
 	}, st.Groups[0].Sequences)
-	require.Equal(t, map[int32]int64{0: 400, 1: 15}, st.PartitionLag, "partition 1 is read from 5, its latest is 20")
+	require.Equal(t, map[domain.Partition]int64{domain.P(0): 400, domain.P(1): 15}, st.PartitionLag, "partition 1 is read from 5, its latest is 20")
 	require.Equal(t, int64(415), st.Lag)
 }
 
@@ -144,9 +144,9 @@ func TestResetRightAfterResumeRacesGroupStart(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
 	o.env.SetDetachedChildWait(false) // the test environment does not report the taken id as the SDK does: the lost run is left running
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 7}}
-	moved := domain.Offsets{0: 5}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 7}}
+	moved := domain.Offsets{domain.P(0): 5}
 	// ResetOffsets takes 2s.
 	o.env.OnActivity(protocol.ActivityResetOffsets, mock.Anything, mock.Anything).
 		Return(func(_ context.Context, in protocol.ResetOffsetsInput) (protocol.ResetOffsetsResult, error) {

@@ -77,8 +77,8 @@ func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) proto
 
 func quietGroupInput() TaskGroupInput {
 	return TaskGroupInput{
-		Spec: testSpec(), Group: 0, Generation: 1, Partitions: []int32{0, 1},
-		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{0: 0, 1: 0}}},
+		Spec: testSpec(), Group: 0, Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(1)},
+		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{domain.P(0): 0, domain.P(1): 0}}},
 	}
 }
 
@@ -154,8 +154,8 @@ func TestStreamedCheckpointWakesTheStreamAndPublishes(t *testing.T) {
 	require.NotEmpty(t, g.wakes, "the checkpoint wakes the stream")
 	require.NotEmpty(t, published)
 	first := published[0]
-	assert.Equal(t, domain.Offsets{0: 0, 1: 0}, first.Start)
-	assert.Equal(t, domain.Offsets{0: 50, 1: 50}, first.End, "closed where the stream stopped")
+	assert.Equal(t, domain.Offsets{domain.P(0): 0, domain.P(1): 0}, first.Start)
+	assert.Equal(t, domain.Offsets{domain.P(0): 50, domain.P(1): 50}, first.End, "closed where the stream stopped")
 	assert.Equal(t, []string{"spec1_g0_s0/c1"}, first.StagingKeys)
 	assert.NotNil(t, g.streams[0].Close, "a stream into the open sequence carries its triggers")
 	assert.Contains(t, g.signals, SignalCheckpointRequest)
@@ -171,7 +171,7 @@ func TestIdleSupervisorWritesAlmostNoHistory(t *testing.T) {
 	h.env.SetWorkflowRunTimeout(24 * time.Hour)
 	costs := newCostCounter()
 	h.env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{costs}})
-	h.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 0, 1: 0, 2: 0, 3: 0}}
+	h.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 0, domain.P(1): 0, domain.P(2): 0, domain.P(3): 0}}
 	var mu sync.Mutex
 	var watches []protocol.WatchInput
 	watch := func(_ context.Context, in protocol.WatchInput) (protocol.WatchResult, error) {
@@ -180,9 +180,9 @@ func TestIdleSupervisorWritesAlmostNoHistory(t *testing.T) {
 		mu.Unlock()
 		v := in.Known
 		if len(v.Partitions) == 0 {
-			v.Partitions = []int32{0, 1, 2, 3}
+			v.Partitions = []domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3)}
 		}
-		return protocol.WatchResult{View: v, Latest: domain.Offsets{0: 0, 1: 0, 2: 0, 3: 0}, Connected: true, Reason: "max-run"}, nil
+		return protocol.WatchResult{View: v, Latest: domain.Offsets{domain.P(0): 0, domain.P(1): 0, domain.P(2): 0, domain.P(3): 0}, Connected: true, Reason: "max-run"}, nil
 	}
 	h.env.RegisterActivityWithOptions(watch, activity.RegisterOptions{Name: protocol.ActivityWatch})
 	h.env.OnActivity(protocol.ActivityWatch, mock.Anything, mock.Anything).Return(watch).Once()

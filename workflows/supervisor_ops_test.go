@@ -370,7 +370,7 @@ func (u *updateOutcome[T]) refused(t *testing.T, want string) {
 	require.False(t, u.completed)
 }
 
-func fixedDiscover(partitions []int32, latest domain.Offsets) func(int) (protocol.DiscoverResult, error) {
+func fixedDiscover(partitions []domain.Partition, latest domain.Offsets) func(int) (protocol.DiscoverResult, error) {
 	return func(int) (protocol.DiscoverResult, error) {
 		return protocol.DiscoverResult{Partitions: partitions, Latest: latest}, nil
 	}
@@ -397,9 +397,9 @@ func TestSupervisorCheckpointUpdateAnswersPerGroup(t *testing.T) {
 	spec := testSpec()
 	spec.IOConfig.TaskCount = 3
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0, 1, 2}, domain.Offsets{0: 500, 1: 500, 2: 500})
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0), domain.P(1), domain.P(2)}, domain.Offsets{domain.P(0): 500, domain.P(1): 500, domain.P(2): 500})
 	o.startOffsets = protocol.StartOffsetsResult{
-		Offsets: domain.Offsets{0: 100, 1: 110, 2: 120}, NextSequenceIDs: map[int]int{0: 7, 1: 3},
+		Offsets: domain.Offsets{domain.P(0): 100, domain.P(1): 110, domain.P(2): 120}, NextSequenceIDs: map[int]int{0: 7, 1: 3},
 	}
 	// Group 2's first run fails: at 12s it waits out its back-off.
 	o.fail = func(in TaskGroupInput) error {
@@ -415,7 +415,7 @@ func TestSupervisorCheckpointUpdateAnswersPerGroup(t *testing.T) {
 		switch g.in.Group {
 		case 0:
 			g.send(ctx, SignalCheckpointRequest, CheckpointRequest{
-				Group: 0, Generation: g.gen, SequenceID: g.open, Offsets: domain.Offsets{0: 150}, Reason: s.reason,
+				Group: 0, Generation: g.gen, SequenceID: g.open, Offsets: domain.Offsets{domain.P(0): 150}, Reason: s.reason,
 			})
 		case 1:
 			g.send(ctx, SignalCheckpointDeclined, CheckpointDeclined{Group: 1, Generation: g.gen})
@@ -432,7 +432,7 @@ func TestSupervisorCheckpointUpdateAnswersPerGroup(t *testing.T) {
 	require.NoError(t, o.env.GetWorkflowError())
 
 	require.Equal(t, CheckpointResult{Groups: []GroupCheckpointResult{
-		{Group: 0, Outcome: CheckpointRecorded, SequenceID: 7, End: domain.Offsets{0: 150}},
+		{Group: 0, Outcome: CheckpointRecorded, SequenceID: 7, End: domain.Offsets{domain.P(0): 150}},
 		{Group: 1, Outcome: CheckpointEmpty},
 		{Group: 2, Outcome: CheckpointNotRunning},
 	}}, all.answered(t))
@@ -442,7 +442,7 @@ func TestSupervisorCheckpointUpdateAnswersPerGroup(t *testing.T) {
 
 	require.Equal(t, []opsSignal{
 		{name: SignalGroupCheckpoint, reason: ReasonUser},
-		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 7, End: domain.Offsets{0: 150}, NextSequenceID: 8}},
+		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 7, End: domain.Offsets{domain.P(0): 150}, NextSequenceID: 8}},
 		{name: SignalGroupStop},
 	}, o.signalsOf(0))
 	require.Equal(t, []opsSignal{{name: SignalGroupCheckpoint, reason: ReasonUser}, {name: SignalGroupStop}}, o.signalsOf(1))
@@ -450,8 +450,8 @@ func TestSupervisorCheckpointUpdateAnswersPerGroup(t *testing.T) {
 
 	at := snaps[12500*time.Millisecond]
 	require.Equal(t, []SequenceStatus{
-		{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{0: 100}, End: domain.Offsets{0: 150}}},
-		{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{0: 150}}},
+		{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{domain.P(0): 100}, End: domain.Offsets{domain.P(0): 150}}},
+		{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{domain.P(0): 150}}},
 	}, at.Groups[0].Sequences)
 	require.False(t, at.Groups[2].Running)
 	require.Equal(t, StateSuspended, snaps[29*time.Second].State)
@@ -464,12 +464,12 @@ func TestSupervisorCheckpointUpdateAnswersPerGroup(t *testing.T) {
 func TestSupervisorStopWaitsForPublish(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, Committed: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 4}}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, Committed: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 4}}
 	o.afterStop = func(ctx workflow.Context, g *stubGroup) {
 		// Close the open sequence at the stop, publish it (20s), say so.
 		g.send(ctx, SignalCheckpointRequest, CheckpointRequest{
-			Group: 0, Generation: g.gen, SequenceID: g.open, Offsets: domain.Offsets{0: 150}, Reason: ReasonStop,
+			Group: 0, Generation: g.gen, SequenceID: g.open, Offsets: domain.Offsets{domain.P(0): 150}, Reason: ReasonStop,
 		})
 		var se SetEndOffsets
 		workflow.GetSignalChannel(ctx, SignalSetEndOffsets).Receive(ctx, &se)
@@ -497,14 +497,14 @@ func TestSupervisorStopWaitsForPublish(t *testing.T) {
 		require.Equal(t, StateStopping, st.DetailedState, "at %s", d)
 		require.True(t, st.Groups[0].Running, "at %s", d)
 		require.Equal(t, []SequenceStatus{
-			{Sequence: domain.Sequence{ID: 4, Start: domain.Offsets{0: 100}, End: domain.Offsets{0: 150}}},
-			{Sequence: domain.Sequence{ID: 5, Start: domain.Offsets{0: 150}}},
+			{Sequence: domain.Sequence{ID: 4, Start: domain.Offsets{domain.P(0): 100}, End: domain.Offsets{domain.P(0): 150}}},
+			{Sequence: domain.Sequence{ID: 5, Start: domain.Offsets{domain.P(0): 150}}},
 		}, st.Groups[0].Sequences, "at %s", d)
 		require.Zero(t, st.Published.Sequences)
 	}
 	require.Equal(t, []opsSignal{
 		{name: SignalGroupStop},
-		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 4, End: domain.Offsets{0: 150}, NextSequenceID: 5}},
+		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 4, End: domain.Offsets{domain.P(0): 150}, NextSequenceID: 5}},
 	}, o.signalsOf(0))
 
 	final := o.status()
@@ -513,7 +513,7 @@ func TestSupervisorStopWaitsForPublish(t *testing.T) {
 	require.False(t, final.Published.LastAt.IsZero(), "the last publish's time is known")
 	final.Published.LastAt = time.Time{}
 	require.Equal(t, PublishTotals{Sequences: 1, Segments: 2, Rows: 50}, final.Published)
-	require.Equal(t, domain.Offsets{0: 150}, final.Committed)
+	require.Equal(t, domain.Offsets{domain.P(0): 150}, final.Committed)
 	require.False(t, final.Groups[0].Running)
 	require.Empty(t, final.RecentErrors)
 	require.GreaterOrEqual(t, o.env.Now().Sub(startOf(o)), 24500*time.Millisecond, "completes only after the publish")
@@ -535,13 +535,13 @@ func TestSupervisorSuspendResetResume(t *testing.T) {
 	spec := testSpec()
 	spec.IOConfig.TaskCount = 2
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0, 1, 2, 3}, domain.Offsets{0: 500, 1: 500, 2: 500, 3: 500})
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3)}, domain.Offsets{domain.P(0): 500, domain.P(1): 500, domain.P(2): 500, domain.P(3): 500})
 	o.startOffsets = protocol.StartOffsetsResult{
-		Offsets:         domain.Offsets{0: 100, 1: 110, 2: 120, 3: 130},
-		Committed:       domain.Offsets{0: 100, 2: 120},
+		Offsets:         domain.Offsets{domain.P(0): 100, domain.P(1): 110, domain.P(2): 120, domain.P(3): 130},
+		Committed:       domain.Offsets{domain.P(0): 100, domain.P(2): 120},
 		NextSequenceIDs: map[int]int{0: 7},
 	}
-	earliest := domain.Offsets{0: 5, 1: 6, 2: 7, 3: 8}
+	earliest := domain.Offsets{domain.P(0): 5, domain.P(1): 6, domain.P(2): 7, domain.P(3): 8}
 	o.resetResult = protocol.ResetOffsetsResult{Offsets: earliest}
 	o.afterReset = func() {
 		o.setStartOffsets(protocol.StartOffsetsResult{Offsets: earliest, Committed: earliest, NextSequenceIDs: map[int]int{0: 7}})
@@ -578,7 +578,7 @@ func TestSupervisorSuspendResetResume(t *testing.T) {
 	require.Zero(t, res.DroppedSequences, "the open sequences were empty")
 	require.Equal(t, []protocol.ResetOffsetsInput{{
 		DataSource: "events", Topic: "events",
-		Targets: map[int32]string{0: ResetEarliest, 1: ResetEarliest, 2: ResetEarliest, 3: ResetEarliest},
+		Targets: map[domain.Partition]string{domain.P(0): ResetEarliest, domain.P(1): ResetEarliest, domain.P(2): ResetEarliest, domain.P(3): ResetEarliest},
 	}}, o.resets)
 	require.Empty(t, o.terminates, "nothing runs while suspended")
 	afterReset := snaps[35*time.Second]
@@ -592,12 +592,12 @@ func TestSupervisorSuspendResetResume(t *testing.T) {
 	started := o.started()
 	require.Len(t, started, 4)
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 0, Generation: 3, Partitions: []int32{0, 2},
-		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{0: 5, 2: 7}}},
+		Spec: spec, Group: 0, Generation: 3, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
+		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{domain.P(0): 5, domain.P(2): 7}}},
 	}, started[2])
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 1, Generation: 4, Partitions: []int32{1, 3},
-		Sequences: []domain.Sequence{{ID: 1, Start: domain.Offsets{1: 6, 3: 8}}},
+		Spec: spec, Group: 1, Generation: 4, Partitions: []domain.Partition{domain.P(1), domain.P(3)},
+		Sequences: []domain.Sequence{{ID: 1, Start: domain.Offsets{domain.P(1): 6, domain.P(3): 8}}},
 	}, started[3])
 	running := snaps[45*time.Second]
 	require.Equal(t, StateRunning, running.State)
@@ -615,22 +615,22 @@ func TestSupervisorForcedResetWhileRunning(t *testing.T) {
 	spec := testSpec()
 	spec.IOConfig.TaskCount = 2
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0, 1, 2, 3}, domain.Offsets{0: 500, 1: 500, 2: 500, 3: 500})
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3)}, domain.Offsets{domain.P(0): 500, domain.P(1): 500, domain.P(2): 500, domain.P(3): 500})
 	o.startOffsets = protocol.StartOffsetsResult{
-		Offsets: domain.Offsets{0: 100, 1: 110, 2: 120, 3: 130}, NextSequenceIDs: map[int]int{0: 7},
+		Offsets: domain.Offsets{domain.P(0): 100, domain.P(1): 110, domain.P(2): 120, domain.P(3): 130}, NextSequenceIDs: map[int]int{0: 7},
 	}
-	moved := domain.Offsets{0: 3, 2: 100}
+	moved := domain.Offsets{domain.P(0): 3, domain.P(2): 100}
 	o.resetResult = protocol.ResetOffsetsResult{Offsets: moved}
 	o.afterReset = func() {
 		o.setStartOffsets(protocol.StartOffsetsResult{
-			Offsets: domain.Offsets{0: 3, 1: 110, 2: 100, 3: 130}, Committed: moved, NextSequenceIDs: map[int]int{0: 7},
+			Offsets: domain.Offsets{domain.P(0): 3, domain.P(1): 110, domain.P(2): 100, domain.P(3): 130}, Committed: moved, NextSequenceIDs: map[int]int{0: 7},
 		})
 	}
 	o.signal(2*time.Second, SignalProgress, GroupProgress{
-		Group: 0, Generation: 1, Position: domain.Offsets{0: 140, 2: 150}, Records: 70, Rows: 70, SequenceRows: map[int]int64{7: 70},
+		Group: 0, Generation: 1, Position: domain.Offsets{domain.P(0): 140, domain.P(2): 150}, Records: 70, Rows: 70, SequenceRows: map[int]int64{7: 70},
 	})
 	reset := sendUpdate[ResetResult](o, 5*time.Second, UpdateReset, ResetRequest{
-		Partitions: map[int32]string{0: ResetEarliest, 2: "100"}, Force: true,
+		Partitions: map[domain.Partition]string{domain.P(0): ResetEarliest, domain.P(2): "100"}, Force: true,
 	})
 	snaps := o.snapshots(6*time.Second, 16*time.Second)
 	o.signal(20*time.Second, SignalStop, StopSignal{})
@@ -643,7 +643,7 @@ func TestSupervisorForcedResetWhileRunning(t *testing.T) {
 	g0 := TaskGroupWorkflowID(spec.ID, 0)
 	require.Equal(t, []protocol.TerminateGroupsInput{{WorkflowIDs: []string{g0}, Reason: "forced reset of their partitions' offsets"}}, o.terminates)
 	require.Equal(t, []protocol.ResetOffsetsInput{{
-		DataSource: "events", Topic: "events", Targets: map[int32]string{0: ResetEarliest, 2: "100"},
+		DataSource: "events", Topic: "events", Targets: map[domain.Partition]string{domain.P(0): ResetEarliest, domain.P(2): "100"},
 	}}, o.resets)
 
 	ops := o.opsLog()
@@ -663,8 +663,8 @@ func TestSupervisorForcedResetWhileRunning(t *testing.T) {
 	started := o.started()
 	require.Len(t, started, 3, "group 0 restarted once, group 1 untouched: %+v", started)
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 0, Generation: 3, Partitions: []int32{0, 2},
-		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{0: 3, 2: 100}}},
+		Spec: spec, Group: 0, Generation: 3, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
+		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{domain.P(0): 3, domain.P(2): 100}}},
 	}, started[2])
 	require.Equal(t, []opsSignal{{name: SignalGroupStop}}, o.signalsOf(1), "group 1 is left alone until the stop")
 
@@ -673,13 +673,13 @@ func TestSupervisorForcedResetWhileRunning(t *testing.T) {
 		require.Equal(t, StateRunning, st.State, "at %s", d)
 		require.Empty(t, st.RecentErrors, "at %s", d)
 		require.Equal(t, GroupStatus{
-			Group: 0, WorkflowID: g0, Generation: 3, Partitions: []int32{0, 2},
-			Sequences: []SequenceStatus{{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{0: 3, 2: 100}}}},
+			Group: 0, WorkflowID: g0, Generation: 3, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
+			Sequences: []SequenceStatus{{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{domain.P(0): 3, domain.P(2): 100}}}},
 			Running:   true, Failures: 0,
 		}, st.Groups[0], "at %s", d)
 		require.Equal(t, 2, st.Groups[1].Generation)
 		require.True(t, st.Groups[1].Running)
-		require.Equal(t, moved, subset(st.Committed, []int32{0, 2}))
+		require.Equal(t, moved, subset(st.Committed, []domain.Partition{domain.P(0), domain.P(2)}))
 		require.Empty(t, st.Current, "reset partitions have no current offset")
 	}
 	require.Equal(t, StateStopped, o.status().State)
@@ -691,8 +691,8 @@ func TestSupervisorForcedResetWhileRunning(t *testing.T) {
 func TestSupervisorUpdateSpecTaskCount(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0, 1}, domain.Offsets{0: 500, 1: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100, 1: 110}, NextSequenceIDs: map[int]int{0: 7}}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0), domain.P(1)}, domain.Offsets{domain.P(0): 500, domain.P(1): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100, domain.P(1): 110}, NextSequenceIDs: map[int]int{0: 7}}
 	o.finishAfter = map[int]time.Duration{0: 3 * time.Second}
 
 	other := func(f func(*domain.Spec)) UpdateSpecRequest {
@@ -732,16 +732,16 @@ func TestSupervisorUpdateSpecTaskCount(t *testing.T) {
 	started := o.started()
 	require.Len(t, started, 3)
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 0, Generation: 1, Partitions: []int32{0, 1},
-		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{0: 100, 1: 110}}},
+		Spec: spec, Group: 0, Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(1)},
+		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(1): 110}}},
 	}, started[0])
 	require.Equal(t, TaskGroupInput{
-		Spec: newSpec, Group: 0, Generation: 2, Partitions: []int32{0},
-		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{0: 100}}},
+		Spec: newSpec, Group: 0, Generation: 2, Partitions: []domain.Partition{domain.P(0)},
+		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100}}},
 	}, started[1])
 	require.Equal(t, TaskGroupInput{
-		Spec: newSpec, Group: 1, Generation: 3, Partitions: []int32{1},
-		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{1: 110}}},
+		Spec: newSpec, Group: 1, Generation: 3, Partitions: []domain.Partition{domain.P(1)},
+		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{domain.P(1): 110}}},
 	}, started[2])
 
 	applied := snaps[12*time.Second]
@@ -752,7 +752,7 @@ func TestSupervisorUpdateSpecTaskCount(t *testing.T) {
 	require.Len(t, applied.Groups, 2)
 	for _, g := range applied.Groups {
 		require.True(t, g.Running)
-		require.Equal(t, []int32{int32(g.Group)}, g.Partitions)
+		require.Equal(t, []domain.Partition{domain.P(int32(g.Group))}, g.Partitions)
 	}
 	require.Empty(t, applied.RecentErrors)
 	require.Equal(t, StateStopped, o.status().State)
@@ -765,19 +765,19 @@ func TestSupervisorUpdateSpecTaskCount(t *testing.T) {
 func TestSupervisorGroupFailuresAndRecovery(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, Committed: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 7}}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, Committed: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 7}}
 	const why = "start offsets p0:100 differ from the stored p0:90"
 	o.fail = func(in TaskGroupInput) error {
 		if in.Generation <= 3 {
 			// The stored offsets moved (another writer): restarts read from there.
-			o.setStartOffsets(protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 90}, Committed: domain.Offsets{0: 90}, NextSequenceIDs: map[int]int{0: 9}})
+			o.setStartOffsets(protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 90}, Committed: domain.Offsets{domain.P(0): 90}, NextSequenceIDs: map[int]int{0: 9}})
 			return offsetMismatch(why)
 		}
 		return nil
 	}
 	o.signal(75*time.Second, SignalSequencePublished, SequencePublished{
-		Group: 0, Generation: 4, SequenceID: 9, End: domain.Offsets{0: 150}, Segments: 1, Rows: 60,
+		Group: 0, Generation: 4, SequenceID: 9, End: domain.Offsets{domain.P(0): 150}, Segments: 1, Rows: 60,
 	})
 	snaps := o.snapshots(15*time.Second, 25*time.Second, 55*time.Second, 72*time.Second, 85*time.Second)
 	o.signal(90*time.Second, SignalStop, StopSignal{})
@@ -797,14 +797,14 @@ func TestSupervisorGroupFailuresAndRecovery(t *testing.T) {
 		require.Equal(t, i+1, in.Generation)
 	}
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 0, Generation: 2, Partitions: []int32{0},
-		Sequences: []domain.Sequence{{ID: 9, Start: domain.Offsets{0: 90}}},
+		Spec: spec, Group: 0, Generation: 2, Partitions: []domain.Partition{domain.P(0)},
+		Sequences: []domain.Sequence{{ID: 9, Start: domain.Offsets{domain.P(0): 90}}},
 	}, started[1], "restarted from StartOffsets")
 	require.Equal(t, started[1].Sequences, started[3].Sequences)
 	second := snaps[25*time.Second]
 	require.True(t, second.Groups[0].Running)
 	require.Equal(t, 2, second.Groups[0].Generation)
-	require.Equal(t, domain.Offsets{0: 90}, second.Committed)
+	require.Equal(t, domain.Offsets{domain.P(0): 90}, second.Committed)
 
 	unhealthy := snaps[55*time.Second]
 	require.Equal(t, StateUnhealthyTasks, unhealthy.State)
@@ -834,15 +834,15 @@ func TestSupervisorNewPartitionsJoinRunningGroups(t *testing.T) {
 	o := newOpsHarness(t, spec)
 	o.discover = func(n int) (protocol.DiscoverResult, error) {
 		if n == 1 {
-			return protocol.DiscoverResult{Partitions: []int32{0, 1, 2, 3}, Latest: domain.Offsets{0: 500, 1: 500, 2: 500, 3: 500}}, nil
+			return protocol.DiscoverResult{Partitions: []domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3)}, Latest: domain.Offsets{domain.P(0): 500, domain.P(1): 500, domain.P(2): 500, domain.P(3): 500}}, nil
 		}
-		return protocol.DiscoverResult{Partitions: []int32{0, 1, 2, 3, 4, 5}, Latest: domain.Offsets{0: 500, 1: 500, 2: 500, 3: 500, 4: 20, 5: 20}}, nil
+		return protocol.DiscoverResult{Partitions: []domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3), domain.P(4), domain.P(5)}, Latest: domain.Offsets{domain.P(0): 500, domain.P(1): 500, domain.P(2): 500, domain.P(3): 500, domain.P(4): 20, domain.P(5): 20}}, nil
 	}
 	o.startOffsets = protocol.StartOffsetsResult{
-		Offsets: domain.Offsets{0: 100, 1: 110, 2: 120, 3: 130, 4: 5, 5: 6}, NextSequenceIDs: map[int]int{0: 7},
+		Offsets: domain.Offsets{domain.P(0): 100, domain.P(1): 110, domain.P(2): 120, domain.P(3): 130, domain.P(4): 5, domain.P(5): 6}, NextSequenceIDs: map[int]int{0: 7},
 	}
 	o.signal(2*time.Second, SignalCheckpointRequest, CheckpointRequest{
-		Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{0: 150, 2: 160}, Reason: ReasonMaxRows,
+		Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{domain.P(0): 150, domain.P(2): 160}, Reason: ReasonMaxRows,
 	})
 	snaps := o.snapshots(12 * time.Second)
 	o.signal(20*time.Second, SignalStop, StopSignal{})
@@ -850,24 +850,24 @@ func TestSupervisorNewPartitionsJoinRunningGroups(t *testing.T) {
 	require.NoError(t, o.env.GetWorkflowError())
 
 	require.Equal(t, []opsSignal{
-		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 7, End: domain.Offsets{0: 150, 2: 160}, NextSequenceID: 8}},
-		{name: SignalAddPartitions, add: AddPartitions{SequenceID: 8, Offsets: domain.Offsets{4: 5}}},
+		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 7, End: domain.Offsets{domain.P(0): 150, domain.P(2): 160}, NextSequenceID: 8}},
+		{name: SignalAddPartitions, add: AddPartitions{SequenceID: 8, Offsets: domain.Offsets{domain.P(4): 5}}},
 		{name: SignalGroupStop},
 	}, o.signalsOf(0))
 	require.Equal(t, []opsSignal{
-		{name: SignalAddPartitions, add: AddPartitions{SequenceID: 0, Offsets: domain.Offsets{5: 6}}},
+		{name: SignalAddPartitions, add: AddPartitions{SequenceID: 0, Offsets: domain.Offsets{domain.P(5): 6}}},
 		{name: SignalGroupStop},
 	}, o.signalsOf(1))
 
 	st := snaps[12*time.Second]
-	require.Equal(t, []int32{0, 1, 2, 3, 4, 5}, st.Partitions)
-	require.Equal(t, []int32{0, 2, 4}, st.Groups[0].Partitions)
-	require.Equal(t, []int32{1, 3, 5}, st.Groups[1].Partitions)
+	require.Equal(t, []domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3), domain.P(4), domain.P(5)}, st.Partitions)
+	require.Equal(t, []domain.Partition{domain.P(0), domain.P(2), domain.P(4)}, st.Groups[0].Partitions)
+	require.Equal(t, []domain.Partition{domain.P(1), domain.P(3), domain.P(5)}, st.Groups[1].Partitions)
 	require.Equal(t, []SequenceStatus{
-		{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{0: 100, 2: 120}, End: domain.Offsets{0: 150, 2: 160}}},
-		{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{0: 150, 2: 160, 4: 5}}},
+		{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(2): 120}, End: domain.Offsets{domain.P(0): 150, domain.P(2): 160}}},
+		{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{domain.P(0): 150, domain.P(2): 160, domain.P(4): 5}}},
 	}, st.Groups[0].Sequences)
-	require.Equal(t, []SequenceStatus{{Sequence: domain.Sequence{ID: 0, Start: domain.Offsets{1: 110, 3: 130, 5: 6}}}}, st.Groups[1].Sequences)
+	require.Equal(t, []SequenceStatus{{Sequence: domain.Sequence{ID: 0, Start: domain.Offsets{domain.P(1): 110, domain.P(3): 130, domain.P(5): 6}}}}, st.Groups[1].Sequences)
 	require.Len(t, o.started(), 2, "the running groups are not restarted")
 	require.Len(t, st.RecentErrors, 1)
 	require.Equal(t, "new partitions [4 5] joined their groups", st.RecentErrors[0].Message)
@@ -879,14 +879,14 @@ func TestSupervisorNewPartitionsJoinRunningGroups(t *testing.T) {
 func TestSupervisorLostContactWithStream(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
-	ok := fixedDiscover([]int32{0}, domain.Offsets{0: 500})
+	ok := fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
 	o.discover = func(n int) (protocol.DiscoverResult, error) {
 		if n >= 2 && n <= 4 {
 			return protocol.DiscoverResult{}, errors.New("kafka: brokers unreachable")
 		}
 		return ok(n)
 	}
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}}
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}}
 	var lostCalls, backCalls int
 	snaps := o.snapshots(18*time.Second, 28*time.Second)
 	o.at(18*time.Second, func() { lostCalls = o.discovers() })
@@ -919,8 +919,8 @@ func TestSupervisorContinueAsNewAnswersBufferedRequest(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
 	o.env.SetDetachedChildWait(false)
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 7}}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 7}}
 	// The second RecordSpec (the update's) takes 5s: 8s to 13s.
 	var calls int
 	o.env.OnActivity(protocol.ActivityRecordSpec, mock.Anything, mock.Anything).
@@ -945,7 +945,7 @@ func TestSupervisorContinueAsNewAnswersBufferedRequest(t *testing.T) {
 	update := sendUpdate[UpdateSpecResult](o, 8*time.Second, UpdateSpec, UpdateSpecRequest{Spec: newSpec})
 	// At 10s the period ends and the run waits for the update to continue
 	// as new; the request comes in while it waits.
-	req := CheckpointRequest{Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{0: 150}, Reason: ReasonMaxRows}
+	req := CheckpointRequest{Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{domain.P(0): 150}, Reason: ReasonMaxRows}
 	o.signal(11*time.Second, SignalCheckpointRequest, req)
 	o.run()
 
@@ -957,14 +957,14 @@ func TestSupervisorContinueAsNewAnswersBufferedRequest(t *testing.T) {
 	c := next.Carry
 	require.Equal(t, &newSpec, c.PendingSpec)
 	require.Equal(t, []domain.Sequence{
-		{ID: 7, Start: domain.Offsets{0: 100}, End: domain.Offsets{0: 150}},
-		{ID: 8, Start: domain.Offsets{0: 150}},
+		{ID: 7, Start: domain.Offsets{domain.P(0): 100}, End: domain.Offsets{domain.P(0): 150}},
+		{ID: 8, Start: domain.Offsets{domain.P(0): 150}},
 	}, c.Groups[0].Sequences)
 	require.Equal(t, 9, c.Groups[0].NextSequenceID)
 	require.Equal(t, 1, c.Groups[0].Generation)
 	require.True(t, c.Groups[0].Running)
 	require.Equal(t, []opsSignal{
-		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 7, End: domain.Offsets{0: 150}, NextSequenceID: 8}},
+		{name: SignalSetEndOffsets, setEnd: SetEndOffsets{SequenceID: 7, End: domain.Offsets{domain.P(0): 150}, NextSequenceID: 8}},
 	}, o.signalsOf(0), "the group got its answer before the run ended")
 	elapsed := o.env.Now().Sub(startOf(o))
 	require.GreaterOrEqual(t, elapsed, 13*time.Second, "not before the update finished")
@@ -978,13 +978,13 @@ func TestSupervisorTaskDurationRollover(t *testing.T) {
 	spec := testSpec()
 	spec.IOConfig.TaskDuration = domain.Duration(30 * time.Second)
 	o := newOpsHarness(t, spec)
-	o.discover = fixedDiscover([]int32{0}, domain.Offsets{0: 500})
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100}, NextSequenceIDs: map[int]int{0: 7}}
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 7}}
 	var atRollover, before70 []opsSignal
 	o.at(34*time.Second, func() { atRollover = o.signalsOf(0) })
 	o.at(65*time.Second, func() { before70 = o.signalsOf(0) })
 	o.signal(35*time.Second, SignalProgress, GroupProgress{
-		Group: 0, Generation: 2, Position: domain.Offsets{0: 180}, Records: 5, Rows: 4, Unparseable: 1, SequenceRows: map[int]int64{8: 4},
+		Group: 0, Generation: 2, Position: domain.Offsets{domain.P(0): 180}, Records: 5, Rows: 4, Unparseable: 1, SequenceRows: map[int]int64{8: 4},
 	})
 	snaps := o.snapshots(34*time.Second, 36*time.Second, 72*time.Second)
 	o.signal(75*time.Second, SignalStop, StopSignal{})
@@ -998,9 +998,9 @@ func TestSupervisorTaskDurationRollover(t *testing.T) {
 	st := snaps[36*time.Second]
 	require.Equal(t, 2, st.Groups[0].Generation)
 	require.True(t, st.Groups[0].Running)
-	require.Equal(t, domain.Offsets{0: 180}, st.Current)
+	require.Equal(t, domain.Offsets{domain.P(0): 180}, st.Current)
 	require.Equal(t, ReadTotals{Records: 5, Rows: 4, Unparseable: 1}, st.Read)
-	require.Equal(t, []SequenceStatus{{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{0: 100}}}}, st.Groups[0].Sequences)
+	require.Equal(t, []SequenceStatus{{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{domain.P(0): 100}}}}, st.Groups[0].Sequences)
 
 	require.Equal(t, []opsSignal{
 		{name: SignalRollover, rollover: Rollover{Generation: 2}},

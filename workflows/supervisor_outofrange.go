@@ -56,18 +56,19 @@ func (s *supervisor) onOffsetOutOfRange(ctx workflow.Context, m OffsetOutOfRange
 		s.poke() // show UNHEALTHY_TASKS now
 		return
 	}
-	from := s.resetBase(rec, o.Partition, o.Offset)
+	key := o.Key(s.spec.IOConfig)
+	from := s.resetBase(rec, key, o.Offset)
 	target := o.Target()
-	res, err := s.updateReset(ctx, ResetRequest{Partitions: map[int32]string{o.Partition: target}, Force: true})
+	res, err := s.updateReset(ctx, ResetRequest{Partitions: map[domain.Partition]string{key: target}, Force: true})
 	if err != nil {
 		s.recordError(ctx, fmt.Sprintf("group %d: %s; the automatic reset to %s failed: %s (the group restarts from the stored offsets and finds out again)",
 			m.Group, o.Error(), target, err))
 		return
 	}
 	rec.RetryAt = time.Time{} // ended on purpose: restart at once
-	to := res.Offsets[o.Partition]
+	to := res.Offsets[key]
 	r := OffsetResetRecord{
-		Time: now(ctx), Group: m.Group, Partition: o.Partition, Wanted: o.Offset, From: from, To: to,
+		Time: now(ctx), Group: m.Group, Partition: key, Wanted: o.Offset, From: from, To: to,
 		Recreated: o.Recreated() || to < from, DroppedSequences: res.DroppedSequences,
 	}
 	if r.Recreated {
@@ -89,7 +90,7 @@ func (s *supervisor) onOffsetOutOfRange(ctx workflow.Context, m OffsetOutOfRange
 // resetBase is where the group's unpublished reading of partition p
 // started: the committed offset, else the start of the first sequence
 // holding p, else the offset it wanted.
-func (s *supervisor) resetBase(rec *groupRecord, p int32, wanted int64) int64 {
+func (s *supervisor) resetBase(rec *groupRecord, p domain.Partition, wanted int64) int64 {
 	if o, ok := s.c.Committed[p]; ok {
 		return o
 	}

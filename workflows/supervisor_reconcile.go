@@ -78,12 +78,12 @@ func (s *supervisor) discover(ctx workflow.Context) error {
 
 // applyPartitions lays out the groups the first time and hands new
 // partitions to their groups.
-func (s *supervisor) applyPartitions(ctx workflow.Context, partitions []int32) error {
+func (s *supervisor) applyPartitions(ctx workflow.Context, partitions []domain.Partition) error {
 	if len(s.c.Groups) == 0 {
 		s.c.Partitions = partitions
 		return s.layOutGroups(ctx)
 	}
-	var added []int32
+	var added []domain.Partition
 	for _, p := range partitions {
 		if !slices.Contains(s.c.Partitions, p) {
 			added = append(added, p)
@@ -152,7 +152,7 @@ func (s *supervisor) layOutGroups(ctx workflow.Context) error {
 // addPartitions gives partitions that appeared to their groups: a running
 // group reads them into its open sequence from where Postgres or Kafka
 // says; a group that did not exist is created.
-func (s *supervisor) addPartitions(ctx workflow.Context, added []int32) error {
+func (s *supervisor) addPartitions(ctx workflow.Context, added []domain.Partition) error {
 	res, err := s.startOffsets(ctx)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func (s *supervisor) addPartitions(ctx workflow.Context, added []int32) error {
 			continue
 		}
 		rec.Partitions = append(rec.Partitions, parts...)
-		slices.Sort(rec.Partitions)
+		slices.SortFunc(rec.Partitions, domain.ComparePartitions)
 		open := rec.open()
 		if open == nil {
 			continue // the next start reads them from the committed offsets
@@ -182,7 +182,7 @@ func (s *supervisor) addPartitions(ctx workflow.Context, added []int32) error {
 		}
 	}
 	s.c.Partitions = append(s.c.Partitions, added...)
-	slices.Sort(s.c.Partitions)
+	slices.SortFunc(s.c.Partitions, domain.ComparePartitions)
 	s.recordError(ctx, fmt.Sprintf("new partitions %v joined their groups", added))
 	return nil
 }

@@ -29,7 +29,7 @@ type SupervisorCarry struct {
 	PendingSpec   *domain.Spec         `json:"pendingSpec,omitempty"`
 	SpecRecorded  bool                 `json:"specRecorded,omitempty"`
 	Connected     bool                 `json:"connected,omitempty"` // Kafka answered at least once
-	Partitions    []int32              `json:"partitions"`
+	Partitions    []domain.Partition   `json:"partitions"`
 	Groups        map[int]*groupRecord `json:"groups"`
 	Generations   int                  `json:"generations"` // generations handed out, across groups
 	Committed     domain.Offsets       `json:"committed"`
@@ -54,18 +54,18 @@ type SupervisorCarry struct {
 // Sequences are the checkpoints: every recorded sequence not yet published,
 // the open one last.
 type groupRecord struct {
-	Partitions     []int32           `json:"partitions"`
-	Generation     int               `json:"generation"`
-	RollingTo      int               `json:"rollingTo,omitempty"` // generation a rollover was asked for
-	StartedAt      time.Time         `json:"startedAt"`           // of the current generation
-	Sequences      []domain.Sequence `json:"sequences"`
-	SequenceRows   map[int]int64     `json:"sequenceRows,omitempty"`
-	NextSequenceID int               `json:"nextSequenceId"`
-	Running        bool              `json:"running"`
-	StopSent       bool              `json:"stopSent,omitempty"` // this generation was told to stop
-	Finished       bool              `json:"finished,omitempty"` // completed after a stop
-	Failures       int               `json:"failures,omitempty"` // in a row
-	RetryAt        time.Time         `json:"retryAt,omitempty"`
+	Partitions     []domain.Partition `json:"partitions"`
+	Generation     int                `json:"generation"`
+	RollingTo      int                `json:"rollingTo,omitempty"` // generation a rollover was asked for
+	StartedAt      time.Time          `json:"startedAt"`           // of the current generation
+	Sequences      []domain.Sequence  `json:"sequences"`
+	SequenceRows   map[int]int64      `json:"sequenceRows,omitempty"`
+	NextSequenceID int                `json:"nextSequenceId"`
+	Running        bool               `json:"running"`
+	StopSent       bool               `json:"stopSent,omitempty"` // this generation was told to stop
+	Finished       bool               `json:"finished,omitempty"` // completed after a stop
+	Failures       int                `json:"failures,omitempty"` // in a row
+	RetryAt        time.Time          `json:"retryAt,omitempty"`
 	// OutOfRange: the group failed on an offset its partition no longer
 	// holds, and nothing resets it by itself (resetOffsetAutomatically is
 	// off). Cleared by a reset or the group's next publish.
@@ -74,14 +74,14 @@ type groupRecord struct {
 
 // groupPartitions splits partitions over taskCount groups (p % taskCount);
 // groups with no partition are left out.
-func groupPartitions(partitions []int32, taskCount int) map[int][]int32 {
-	out := map[int][]int32{}
+func groupPartitions(partitions []domain.Partition, taskCount int) map[int][]domain.Partition {
+	out := map[int][]domain.Partition{}
 	for _, p := range partitions {
 		g := domain.GroupOf(p, taskCount)
 		out[g] = append(out[g], p)
 	}
 	for g := range out {
-		slices.Sort(out[g])
+		slices.SortFunc(out[g], domain.ComparePartitions)
 	}
 	return out
 }
@@ -113,7 +113,7 @@ func hasClosed(rec *groupRecord) bool {
 	return slices.ContainsFunc(rec.Sequences, func(q domain.Sequence) bool { return !q.Open() })
 }
 
-func subset(o domain.Offsets, partitions []int32) domain.Offsets {
+func subset(o domain.Offsets, partitions []domain.Partition) domain.Offsets {
 	out := domain.Offsets{}
 	for _, p := range partitions {
 		if v, ok := o[p]; ok {

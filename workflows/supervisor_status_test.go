@@ -22,10 +22,10 @@ func TestStatusLatestNeverBelowCurrent(t *testing.T) {
 	spec := testSpec()
 	o := newOpsHarness(t, spec)
 	o.discover = func(int) (protocol.DiscoverResult, error) {
-		return protocol.DiscoverResult{Partitions: []int32{0, 1}, Latest: domain.Offsets{0: 500, 1: 80}}, nil
+		return protocol.DiscoverResult{Partitions: []domain.Partition{domain.P(0), domain.P(1)}, Latest: domain.Offsets{domain.P(0): 500, domain.P(1): 80}}, nil
 	}
-	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 100, 1: 50}, NextSequenceIDs: map[int]int{0: 1}}
-	o.signal(2*time.Second, SignalProgress, GroupProgress{Group: 0, Generation: 1, Position: domain.Offsets{0: 650, 1: 60}})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100, domain.P(1): 50}, NextSequenceIDs: map[int]int{0: 1}}
+	o.signal(2*time.Second, SignalProgress, GroupProgress{Group: 0, Generation: 1, Position: domain.Offsets{domain.P(0): 650, domain.P(1): 60}})
 	snaps := o.snapshots(3 * time.Second)
 	var details string
 	o.at(3*time.Second, func() {
@@ -40,12 +40,12 @@ func TestStatusLatestNeverBelowCurrent(t *testing.T) {
 	require.NoError(t, o.env.GetWorkflowError())
 
 	st := snaps[3*time.Second]
-	require.Equal(t, domain.Offsets{0: 650, 1: 60}, st.Current)
-	require.Equal(t, domain.Offsets{0: 650, 1: 80}, st.Latest, "partition 0's latest was read before its group got to 650")
-	require.Equal(t, []int32{0}, st.LatestRaised)
-	require.Equal(t, map[int32]int64{0: 0, 1: 20}, st.PartitionLag)
+	require.Equal(t, domain.Offsets{domain.P(0): 650, domain.P(1): 60}, st.Current)
+	require.Equal(t, domain.Offsets{domain.P(0): 650, domain.P(1): 80}, st.Latest, "partition 0's latest was read before its group got to 650")
+	require.Equal(t, []domain.Partition{domain.P(0)}, st.LatestRaised)
+	require.Equal(t, map[domain.Partition]int64{domain.P(0): 0, domain.P(1): 20}, st.PartitionLag)
 	require.Equal(t, int64(20), st.Lag)
-	require.Equal(t, map[int32]int64{0: 550, 1: 10}, st.PartitionUnpublished, "read from 100 and 50, nothing published")
+	require.Equal(t, map[domain.Partition]int64{domain.P(0): 550, domain.P(1): 10}, st.PartitionUnpublished, "read from 100 and 50, nothing published")
 	require.Equal(t, int64(560), st.Unpublished)
 
 	// The details are as at the last reconcile (1s): nothing read yet.
@@ -59,7 +59,7 @@ func TestStatusLatestNeverBelowCurrent(t *testing.T) {
 func TestDetailsStayShort(t *testing.T) {
 	s := &supervisor{spec: testSpec(), c: SupervisorCarry{State: StateRunning, DetailedState: StateRunning, Groups: map[int]*groupRecord{}}}
 	for g := range 12 {
-		s.c.Groups[g] = &groupRecord{Partitions: []int32{int32(g)}, Generation: 1, Running: true}
+		s.c.Groups[g] = &groupRecord{Partitions: []domain.Partition{domain.P(int32(g))}, Generation: 1, Running: true}
 	}
 	d := s.details()
 	require.True(t, strings.HasSuffix(d, "\n\n\u00a0\n"), "%q", d)

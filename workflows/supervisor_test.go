@@ -21,21 +21,21 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 	h := newSupervisorHarness(t, spec)
 	h.discover = func(int) (protocol.DiscoverResult, error) {
 		return protocol.DiscoverResult{
-			Partitions: []int32{0, 1, 2, 3},
-			Earliest:   domain.Offsets{0: 0, 1: 0, 2: 0, 3: 0},
-			Latest:     domain.Offsets{0: 200, 1: 210, 2: 220, 3: 230},
+			Partitions: []domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3)},
+			Earliest:   domain.Offsets{domain.P(0): 0, domain.P(1): 0, domain.P(2): 0, domain.P(3): 0},
+			Latest:     domain.Offsets{domain.P(0): 200, domain.P(1): 210, domain.P(2): 220, domain.P(3): 230},
 		}, nil
 	}
 	h.startOffsets = protocol.StartOffsetsResult{
-		Offsets:         domain.Offsets{0: 100, 1: 110, 2: 120, 3: 130},
-		Committed:       domain.Offsets{0: 100, 2: 120},
+		Offsets:         domain.Offsets{domain.P(0): 100, domain.P(1): 110, domain.P(2): 120, domain.P(3): 130},
+		Committed:       domain.Offsets{domain.P(0): 100, domain.P(2): 120},
 		NextSequenceIDs: map[int]int{0: 7},
 	}
 	h.finishAfter = map[int]time.Duration{0: time.Second, 1: 15 * time.Second}
 
-	req := CheckpointRequest{Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{0: 150, 2: 160}, Reason: ReasonUser}
+	req := CheckpointRequest{Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{domain.P(0): 150, domain.P(2): 160}, Reason: ReasonUser}
 	later := req
-	later.Offsets = domain.Offsets{0: 170, 2: 180}
+	later.Offsets = domain.Offsets{domain.P(0): 170, domain.P(2): 180}
 	h.signal(2*time.Second, SignalCheckpointRequest, req)
 	h.signal(3*time.Second, SignalCheckpointRequest, req)   // a resend
 	h.signal(4*time.Second, SignalCheckpointRequest, later) // a late repeat: the recorded boundary stands
@@ -61,16 +61,16 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 		byGroup[in.Group] = in
 	}
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 0, Generation: 1, Partitions: []int32{0, 2},
-		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{0: 100, 2: 120}}},
+		Spec: spec, Group: 0, Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
+		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(2): 120}}},
 	}, byGroup[0])
 	require.Equal(t, TaskGroupInput{
-		Spec: spec, Group: 1, Generation: 2, Partitions: []int32{1, 3},
-		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{1: 110, 3: 130}}},
+		Spec: spec, Group: 1, Generation: 2, Partitions: []domain.Partition{domain.P(1), domain.P(3)},
+		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{domain.P(1): 110, domain.P(3): 130}}},
 	}, byGroup[1])
 
 	// The boundary is recorded once and every request gets the same answer.
-	want := SetEndOffsets{SequenceID: 7, End: domain.Offsets{0: 150, 2: 160}, NextSequenceID: 8}
+	want := SetEndOffsets{SequenceID: 7, End: domain.Offsets{domain.P(0): 150, domain.P(2): 160}, NextSequenceID: 8}
 	g0 := h.signalsTo(0)
 	userCheckpoint := childSignal{name: SignalGroupCheckpoint, reason: ReasonUser}
 	require.Equal(t, []childSignal{
@@ -84,19 +84,19 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 	require.Equal(t, []childSignal{userCheckpoint, userCheckpoint, {name: SignalGroupStop}}, h.signalsTo(1))
 
 	require.Equal(t, StateRunning, running.State)
-	require.Equal(t, []int32{0, 1, 2, 3}, running.Partitions)
+	require.Equal(t, []domain.Partition{domain.P(0), domain.P(1), domain.P(2), domain.P(3)}, running.Partitions)
 	require.Len(t, running.Groups, 2)
 	require.Equal(t, GroupStatus{
-		Group: 0, WorkflowID: TaskGroupWorkflowID(spec.ID, 0), Generation: 1, Partitions: []int32{0, 2},
+		Group: 0, WorkflowID: TaskGroupWorkflowID(spec.ID, 0), Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
 		Sequences: []SequenceStatus{
-			{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{0: 100, 2: 120}, End: domain.Offsets{0: 150, 2: 160}}},
-			{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{0: 150, 2: 160}}},
+			{Sequence: domain.Sequence{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(2): 120}, End: domain.Offsets{domain.P(0): 150, domain.P(2): 160}}},
+			{Sequence: domain.Sequence{ID: 8, Start: domain.Offsets{domain.P(0): 150, domain.P(2): 160}}},
 		},
 		Running: true,
 	}, running.Groups[0], "one boundary recorded, one sequence opened")
 	require.Equal(t, GroupStatus{
-		Group: 1, WorkflowID: TaskGroupWorkflowID(spec.ID, 1), Generation: 2, Partitions: []int32{1, 3},
-		Sequences: []SequenceStatus{{Sequence: domain.Sequence{ID: 0, Start: domain.Offsets{1: 110, 3: 130}}}},
+		Group: 1, WorkflowID: TaskGroupWorkflowID(spec.ID, 1), Generation: 2, Partitions: []domain.Partition{domain.P(1), domain.P(3)},
+		Sequences: []SequenceStatus{{Sequence: domain.Sequence{ID: 0, Start: domain.Offsets{domain.P(1): 110, domain.P(3): 130}}}},
 		Running:   true,
 	}, running.Groups[1])
 	require.Empty(t, running.RecentErrors)
@@ -119,9 +119,9 @@ func TestSupervisorDiscoverTopicNotFoundIsUnhealthyAndRetried(t *testing.T) {
 		if n <= 2 {
 			return protocol.DiscoverResult{}, temporal.NewNonRetryableApplicationError(msg, domain.ErrTopicNotFound, nil)
 		}
-		return protocol.DiscoverResult{Partitions: []int32{0}, Latest: domain.Offsets{0: 10}}, nil
+		return protocol.DiscoverResult{Partitions: []domain.Partition{domain.P(0)}, Latest: domain.Offsets{domain.P(0): 10}}, nil
 	}
-	h.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{0: 0}}
+	h.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 0}}
 
 	type snap struct {
 		st        SupervisorStatus

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"handoff/internal/domain"
+
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -127,11 +129,11 @@ func (s *supervisor) updateResume(ctx workflow.Context) (OperationResult, error)
 }
 
 // resetTargets expands a request into a target per partition.
-func (s *supervisor) resetTargets(r ResetRequest) (map[int32]string, error) {
+func (s *supervisor) resetTargets(r ResetRequest) (map[domain.Partition]string, error) {
 	if len(r.Partitions) > 0 && r.All != "" {
 		return nil, errors.New("give either partitions or all, not both")
 	}
-	out := map[int32]string{}
+	out := map[domain.Partition]string{}
 	for p, t := range r.Partitions {
 		out[p] = t
 	}
@@ -145,13 +147,13 @@ func (s *supervisor) resetTargets(r ResetRequest) (map[int32]string, error) {
 	}
 	for p, t := range out {
 		if !slices.Contains(s.c.Partitions, p) {
-			return nil, fmt.Errorf("partition %d is not a partition of topic %q (it has %v)", p, s.spec.IOConfig.Topic, s.c.Partitions)
+			return nil, fmt.Errorf("partition %s is not a partition of topic %q (it has %v)", p, s.spec.IOConfig.Source(), s.c.Partitions)
 		}
 		if t == ResetEarliest || t == ResetLatest {
 			continue
 		}
 		if n, err := strconv.ParseInt(t, 10, 64); err != nil || n < 0 {
-			return nil, fmt.Errorf("partition %d: %q is not earliest, latest or an offset", p, t)
+			return nil, fmt.Errorf("partition %s: %q is not earliest, latest or an offset", p, t)
 		}
 	}
 	return out, nil

@@ -18,7 +18,7 @@ func TestTaskGroupStopsReadingWhenPublishesPileUp(t *testing.T) {
 		spec := testSpec()
 		spec.TuningConfig.MaxRowsPerSegment = 10 // every chunk closes its sequence
 		spec.TuningConfig.MaxPendingPublishes = pending
-		h := newGroupHarness(t, spec, domain.Offsets{0: 1000}, 10)
+		h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000}, 10)
 		// Publishing is slow: a minute each.
 		h.env.OnActivity(protocol.ActivityPublish, mock.Anything, mock.Anything).Return(h.topic.publish).After(time.Minute)
 		var readBeforeFirstCommit, publishedBy50s int
@@ -26,7 +26,7 @@ func TestTaskGroupStopsReadingWhenPublishesPileUp(t *testing.T) {
 			readBeforeFirstCommit, publishedBy50s = h.rec.count("consume"), h.rec.count("publish")
 		})
 		h.signal(70*time.Second, SignalGroupStop, nil)
-		h.run(groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: domain.Offsets{0: 0}}))
+		h.run(groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: domain.Offsets{domain.P(0): 0}}))
 
 		require.Zero(t, publishedBy50s, "pending=%d: no publish has committed by 50s", pending)
 		require.Equal(t, pending, readBeforeFirstCommit, "pending=%d: one chunk per sequence, then the queue is full", pending)

@@ -68,8 +68,8 @@ func (h *groupHarness) progress() []GroupProgress {
 // request and no checkpoint-declined.
 func TestTaskGroupUserCheckpointOnEmptySequenceIsDeclined(t *testing.T) {
 	spec := testSpec()
-	start := domain.Offsets{0: 5}
-	h := newGroupHarness(t, spec, domain.Offsets{0: 25}, 10) // 20 records, then nothing
+	start := domain.Offsets{domain.P(0): 5}
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 25}, 10) // 20 records, then nothing
 
 	h.signal(500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
 	h.signal(4500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
@@ -77,13 +77,13 @@ func TestTaskGroupUserCheckpointOnEmptySequenceIsDeclined(t *testing.T) {
 	var declinedBy int
 	h.at(9*time.Second, func() { declinedBy = len(h.rec.filter(isSignal(SignalCheckpointDeclined))) })
 	h.signal(10500*time.Millisecond, SignalGroupStop, nil)
-	in := groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: start})
+	in := groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: start})
 	in.Generation = 4
 	h.run(in)
 
 	require.Equal(t, []CheckpointRequest{
-		{Group: 0, Generation: 4, SequenceID: 1, Offsets: domain.Offsets{0: 15}, Reason: ReasonUser},
-		{Group: 0, Generation: 4, SequenceID: 2, Offsets: domain.Offsets{0: 25}, Reason: ReasonUser},
+		{Group: 0, Generation: 4, SequenceID: 1, Offsets: domain.Offsets{domain.P(0): 15}, Reason: ReasonUser},
+		{Group: 0, Generation: 4, SequenceID: 2, Offsets: domain.Offsets{domain.P(0): 25}, Reason: ReasonUser},
 	}, h.rec.requests(), "a request for each checkpoint of a sequence with data, none for the empty one")
 	declined := h.rec.filter(isSignal(SignalCheckpointDeclined))
 	require.Len(t, declined, 1, "one checkpoint-declined, for the checkpoint of the empty sequence")
@@ -105,16 +105,16 @@ func TestTaskGroupMaxTotalRowsCountsUnpublishedSequences(t *testing.T) {
 	spec := testSpec()
 	spec.TuningConfig.MaxRowsPerSegment = 40
 	spec.TuningConfig.MaxTotalRows = 50
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000}, 10)
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000}, 10)
 	h.slowPublishes(30 * time.Second)
 
 	h.signal(40500*time.Millisecond, SignalGroupStop, nil)
-	h.run(groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: domain.Offsets{0: 0}}))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: domain.Offsets{domain.P(0): 0}}))
 
 	reqs := h.rec.requests()
 	require.GreaterOrEqual(t, len(reqs), 2)
-	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: domain.Offsets{0: 40}, Reason: ReasonMaxRows}, reqs[0])
-	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 2, Offsets: domain.Offsets{0: 50}, Reason: ReasonMaxTotalRows}, reqs[1],
+	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: domain.Offsets{domain.P(0): 40}, Reason: ReasonMaxRows}, reqs[0])
+	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 2, Offsets: domain.Offsets{domain.P(0): 50}, Reason: ReasonMaxTotalRows}, reqs[1],
 		"40 rows publishing + 10 in the open sequence reach maxTotalRows")
 	second := h.rec.index(0, func(e event) bool {
 		return e.kind == "signal" && e.signal == SignalCheckpointRequest && e.arg.(CheckpointRequest).SequenceID == 2
@@ -136,38 +136,38 @@ func TestTaskGroupMaxTotalRowsCountsUnpublishedSequences(t *testing.T) {
 // from the given offset, and the next checkpoint-request covers it.
 func TestTaskGroupAddPartitions(t *testing.T) {
 	spec := testSpec()
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000, 1: 1000}, 10)
-	h.signal(2500*time.Millisecond, SignalAddPartitions, AddPartitions{SequenceID: 1, Offsets: domain.Offsets{1: 50}})
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000, domain.P(1): 1000}, 10)
+	h.signal(2500*time.Millisecond, SignalAddPartitions, AddPartitions{SequenceID: 1, Offsets: domain.Offsets{domain.P(1): 50}})
 	h.signal(5500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
 	h.signal(8500*time.Millisecond, SignalGroupStop, nil)
-	h.run(groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: domain.Offsets{0: 0}}))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: domain.Offsets{domain.P(0): 0}}))
 
 	consumes := h.rec.consumes()
 	require.GreaterOrEqual(t, len(consumes), 6)
 	for i, e := range consumes[:3] {
-		require.Equal(t, []int32{0}, e.consume.From.Partitions(), "consume %d started before the signal", i)
+		require.Equal(t, []domain.Partition{domain.P(0)}, e.consume.From.Partitions(), "consume %d started before the signal", i)
 	}
-	require.Equal(t, domain.Offsets{0: 30, 1: 50}, consumes[3].consume.From, "the next read includes the new partition from its offset")
+	require.Equal(t, domain.Offsets{domain.P(0): 30, domain.P(1): 50}, consumes[3].consume.From, "the next read includes the new partition from its offset")
 	require.Equal(t, domain.SequenceName(spec.ID, 0, 1), consumes[3].consume.SequenceName)
 
 	reqs := h.rec.requests()
 	require.NotEmpty(t, reqs)
-	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: domain.Offsets{0: 60, 1: 80}, Reason: ReasonUser}, reqs[0])
+	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: domain.Offsets{domain.P(0): 60, domain.P(1): 80}, Reason: ReasonUser}, reqs[0])
 	evs := h.rec.all()
 	reqIdx := h.rec.index(0, isSignal(SignalCheckpointRequest))
-	require.Equal(t, positionAfter(evs, reqIdx, domain.Offsets{0: 0, 1: 50}), reqs[0].Offsets)
+	require.Equal(t, positionAfter(evs, reqIdx, domain.Offsets{domain.P(0): 0, domain.P(1): 50}), reqs[0].Offsets)
 
 	pubs := h.rec.publishes()
 	require.NotEmpty(t, pubs)
 	require.Equal(t, protocol.PublishInput{
-		Spec: spec, Group: 0, SequenceID: 1, Start: domain.Offsets{0: 0, 1: 50}, End: domain.Offsets{0: 60, 1: 80},
+		Spec: spec, Group: 0, SequenceID: 1, Start: domain.Offsets{domain.P(0): 0, domain.P(1): 50}, End: domain.Offsets{domain.P(0): 60, domain.P(1): 80},
 		StagingKeys: keysOf(evs, domain.SequenceName(spec.ID, 0, 1)),
 	}, pubs[0])
 	next := h.rec.index(reqIdx, func(e event) bool {
 		return isConsume(e) && e.consume.SequenceName == domain.SequenceName(spec.ID, 0, 2)
 	})
 	require.GreaterOrEqual(t, next, 0)
-	require.Equal(t, domain.Offsets{0: 60, 1: 80}, evs[next].consume.From)
+	require.Equal(t, domain.Offsets{domain.P(0): 60, domain.P(1): 80}, evs[next].consume.From)
 }
 
 // 14. rollover: the group closes its open sequence (reason taskDuration)
@@ -175,11 +175,11 @@ func TestTaskGroupAddPartitions(t *testing.T) {
 // sequences, without waiting for the publish in flight.
 func TestTaskGroupRolloverContinuesAsNewGeneration(t *testing.T) {
 	spec := testSpec()
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000}, 10)
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000}, 10)
 	h.slowPublishes(30 * time.Second)
 	h.signal(1500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
 	h.signal(3500*time.Millisecond, SignalRollover, Rollover{Generation: 5})
-	in := groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: domain.Offsets{0: 0}})
+	in := groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: domain.Offsets{domain.P(0): 0}})
 	in.Generation = 2
 	t0 := h.env.Now()
 	h.env.ExecuteWorkflow(TaskGroupWorkflowName, in)
@@ -187,8 +187,8 @@ func TestTaskGroupRolloverContinuesAsNewGeneration(t *testing.T) {
 	elapsed := h.env.Now().Sub(t0)
 
 	require.Equal(t, []CheckpointRequest{
-		{Group: 0, Generation: 2, SequenceID: 1, Offsets: domain.Offsets{0: 20}, Reason: ReasonUser},
-		{Group: 0, Generation: 2, SequenceID: 2, Offsets: domain.Offsets{0: 40}, Reason: ReasonTaskDuration},
+		{Group: 0, Generation: 2, SequenceID: 1, Offsets: domain.Offsets{domain.P(0): 20}, Reason: ReasonUser},
+		{Group: 0, Generation: 2, SequenceID: 2, Offsets: domain.Offsets{domain.P(0): 40}, Reason: ReasonTaskDuration},
 	}, h.rec.requests())
 	require.Empty(t, h.rec.published(), "nothing committed yet")
 	require.Less(t, elapsed, 10*time.Second, "the publish in flight (30s) is not waited for")
@@ -206,28 +206,28 @@ func TestTaskGroupRolloverContinuesAsNewGeneration(t *testing.T) {
 	require.Equal(t, []time.Duration{0, 2 * time.Second, 4 * time.Second}, opened)
 	evs := h.rec.all()
 	require.Equal(t, []groupSequence{
-		{Sequence: domain.Sequence{ID: 1, Start: domain.Offsets{0: 0}, End: domain.Offsets{0: 20}}, Chunks: keysOf(evs, domain.SequenceName(spec.ID, 0, 1)), Rows: 20},
-		{Sequence: domain.Sequence{ID: 2, Start: domain.Offsets{0: 20}, End: domain.Offsets{0: 40}}, Chunks: keysOf(evs, domain.SequenceName(spec.ID, 0, 2)), Rows: 20},
-		{Sequence: domain.Sequence{ID: 3, Start: domain.Offsets{0: 40}}},
+		{Sequence: domain.Sequence{ID: 1, Start: domain.Offsets{domain.P(0): 0}, End: domain.Offsets{domain.P(0): 20}}, Chunks: keysOf(evs, domain.SequenceName(spec.ID, 0, 1)), Rows: 20},
+		{Sequence: domain.Sequence{ID: 2, Start: domain.Offsets{domain.P(0): 20}, End: domain.Offsets{domain.P(0): 40}}, Chunks: keysOf(evs, domain.SequenceName(spec.ID, 0, 2)), Rows: 20},
+		{Sequence: domain.Sequence{ID: 3, Start: domain.Offsets{domain.P(0): 40}}},
 	}, c.Sequences)
 	require.Len(t, c.Sequences[0].Chunks, 2)
-	require.Equal(t, TaskGroupCarry{Sequences: c.Sequences, Position: domain.Offsets{0: 40}}, c, "no close wanted, no request outstanding, not stopping")
+	require.Equal(t, TaskGroupCarry{Sequences: c.Sequences, Position: domain.Offsets{domain.P(0): 40}}, c, "no close wanted, no request outstanding, not stopping")
 	next.Carry = nil
-	require.Equal(t, TaskGroupInput{Spec: spec, Group: 0, Generation: 5, Partitions: []int32{0}, Sequences: in.Sequences}, next)
+	require.Equal(t, TaskGroupInput{Spec: spec, Group: 0, Generation: 5, Partitions: []domain.Partition{domain.P(0)}, Sequences: in.Sequences}, next)
 }
 
 // 15. Progress: the group reports at start (which tells the supervisor its
 // generation), and the deltas of its reports add up to what Consume read.
 func TestTaskGroupProgressReports(t *testing.T) {
 	spec := testSpec()
-	h := newGroupHarnessAdjusted(t, spec, domain.Offsets{0: 1000, 1: 1000}, 10, func(r *protocol.ConsumeResult) {
+	h := newGroupHarnessAdjusted(t, spec, domain.Offsets{domain.P(0): 1000, domain.P(1): 1000}, 10, func(r *protocol.ConsumeResult) {
 		// Two records of every chunk do not parse.
 		r.Records += 2
 		r.Unparseable += 2
 	})
-	start := domain.Offsets{0: 0, 1: 0}
+	start := domain.Offsets{domain.P(0): 0, domain.P(1): 0}
 	h.signal(25500*time.Millisecond, SignalGroupStop, nil)
-	in := groupInput(spec, []int32{0, 1}, domain.Sequence{ID: 1, Start: start})
+	in := groupInput(spec, []domain.Partition{domain.P(0), domain.P(1)}, domain.Sequence{ID: 1, Start: start})
 	in.Generation = 3
 	h.run(in)
 

@@ -205,7 +205,7 @@ func span(from, to domain.Offsets) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "p%d:%d→", p, from[p])
+		fmt.Fprintf(&b, "%s:%d→", p.Label(), from[p])
 		if e, ok := to[p]; ok {
 			fmt.Fprintf(&b, "%d", e)
 		}

@@ -8,10 +8,10 @@ import (
 
 // TaskGroupInput starts (or continues) one task group.
 type TaskGroupInput struct {
-	Spec       domain.Spec `json:"spec"`
-	Group      int         `json:"group"`
-	Generation int         `json:"generation"`
-	Partitions []int32     `json:"partitions"`
+	Spec       domain.Spec        `json:"spec"`
+	Group      int                `json:"group"`
+	Generation int                `json:"generation"`
+	Partitions []domain.Partition `json:"partitions"`
 	// Sequences are the group's recorded sequences in order: closed ones
 	// (End set) still to be read and published, and at most one open one,
 	// last.

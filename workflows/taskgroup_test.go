@@ -10,7 +10,7 @@ import (
 	"handoff/internal/protocol"
 )
 
-func groupInput(spec domain.Spec, partitions []int32, seqs ...domain.Sequence) TaskGroupInput {
+func groupInput(spec domain.Spec, partitions []domain.Partition, seqs ...domain.Sequence) TaskGroupInput {
 	return TaskGroupInput{Spec: spec, Group: 0, Generation: 1, Partitions: partitions, Sequences: seqs}
 }
 
@@ -19,13 +19,13 @@ func groupInput(spec domain.Spec, partitions []int32, seqs ...domain.Sequence) T
 // with all its staging keys in order, then sequence-published.
 func TestTaskGroupUserCheckpointPublishesSequence(t *testing.T) {
 	spec := testSpec()
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000, 1: 1000}, 10)
-	start := domain.Offsets{0: 5, 1: 7}
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000, domain.P(1): 1000}, 10)
+	start := domain.Offsets{domain.P(0): 5, domain.P(1): 7}
 	s1 := domain.SequenceName(spec.ID, 0, 1)
 
 	h.signal(3500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser})
 	h.signal(20500*time.Millisecond, SignalGroupStop, nil)
-	h.run(groupInput(spec, []int32{0, 1}, domain.Sequence{ID: 1, Start: start}))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0), domain.P(1)}, domain.Sequence{ID: 1, Start: start}))
 
 	evs := h.rec.all()
 	reqs := h.rec.requests()
@@ -77,7 +77,7 @@ func TestTaskGroupUserCheckpointPublishesSequence(t *testing.T) {
 // close: no request, no publish, and the group goes on reading.
 func TestTaskGroupCheckpointOnIdleTopicSendsNothing(t *testing.T) {
 	spec := testSpec()
-	start := domain.Offsets{0: 5, 1: 7}
+	start := domain.Offsets{domain.P(0): 5, domain.P(1): 7}
 	h := newGroupHarness(t, spec, start.Clone(), 10) // nothing past start
 
 	var atCheckpoint, atStop int
@@ -86,7 +86,7 @@ func TestTaskGroupCheckpointOnIdleTopicSendsNothing(t *testing.T) {
 	h.signal(4500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{})
 	h.at(10400*time.Millisecond, func() { atStop = h.rec.count("consume") })
 	h.signal(10500*time.Millisecond, SignalGroupStop, nil)
-	h.run(groupInput(spec, []int32{0, 1}, domain.Sequence{ID: 1, Start: start}))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0), domain.P(1)}, domain.Sequence{ID: 1, Start: start}))
 
 	require.Empty(t, h.rec.requests(), "no checkpoint-request for an empty sequence")
 	require.Empty(t, h.rec.publishes(), "no publish for an empty sequence")
@@ -103,19 +103,19 @@ func TestTaskGroupCheckpointOnIdleTopicSendsNothing(t *testing.T) {
 // sequence-published and group-finished, and the workflow completes.
 func TestTaskGroupStopWhileConsuming(t *testing.T) {
 	spec := testSpec()
-	start := domain.Offsets{0: 0}
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000}, 10)
+	start := domain.Offsets{domain.P(0): 0}
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000}, 10)
 	s1 := domain.SequenceName(spec.ID, 0, 1)
 
 	h.signal(3500*time.Millisecond, SignalGroupStop, nil) // the 4th chunk is in flight
-	h.run(groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: start}))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: start}))
 
 	evs := h.rec.all()
 	reqs := h.rec.requests()
 	require.Len(t, reqs, 1)
 	reqIdx := h.rec.index(0, isSignal(SignalCheckpointRequest))
 	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: positionAfter(evs, reqIdx, start), Reason: ReasonStop}, reqs[0])
-	require.Equal(t, domain.Offsets{0: 40}, reqs[0].Offsets, "the in-flight chunk counts")
+	require.Equal(t, domain.Offsets{domain.P(0): 40}, reqs[0].Offsets, "the in-flight chunk counts")
 	require.Equal(t, -1, h.rec.index(reqIdx, isConsume), "no Consume after the stop's request")
 
 	require.Equal(t, []protocol.PublishInput{{
@@ -138,29 +138,29 @@ func TestTaskGroupStopWhileConsuming(t *testing.T) {
 func TestTaskGroupMaxRowsClosesSequence(t *testing.T) {
 	spec := testSpec()
 	spec.TuningConfig.MaxRowsPerSegment = 25
-	start := domain.Offsets{0: 0}
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000}, 10)
+	start := domain.Offsets{domain.P(0): 0}
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000}, 10)
 
 	h.signal(10500*time.Millisecond, SignalGroupStop, nil)
-	h.run(groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: start}))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: start}))
 
 	reqs := h.rec.requests()
 	require.GreaterOrEqual(t, len(reqs), 3, "requests: %+v", reqs)
 	for i, want := range []int64{30, 60, 90} {
 		require.Equal(t, CheckpointRequest{
-			Group: 0, Generation: 1, SequenceID: i + 1, Offsets: domain.Offsets{0: want}, Reason: ReasonMaxRows,
+			Group: 0, Generation: 1, SequenceID: i + 1, Offsets: domain.Offsets{domain.P(0): want}, Reason: ReasonMaxRows,
 		}, reqs[i])
 	}
 	pubs := h.rec.publishes()
 	require.GreaterOrEqual(t, len(pubs), 3)
 	evs := h.rec.all()
 	require.Equal(t, protocol.PublishInput{
-		Spec: spec, Group: 0, SequenceID: 1, Start: start, End: domain.Offsets{0: 30},
+		Spec: spec, Group: 0, SequenceID: 1, Start: start, End: domain.Offsets{domain.P(0): 30},
 		StagingKeys: keysOf(evs, domain.SequenceName(spec.ID, 0, 1)),
 	}, pubs[0])
 	require.Len(t, pubs[0].StagingKeys, 3)
-	require.Equal(t, domain.Offsets{0: 30}, pubs[1].Start)
-	require.Equal(t, domain.Offsets{0: 60}, pubs[1].End)
+	require.Equal(t, domain.Offsets{domain.P(0): 30}, pubs[1].Start)
+	require.Equal(t, domain.Offsets{domain.P(0): 60}, pubs[1].End)
 }
 
 // A restored closed sequence is read again exactly to its End (Consume's
@@ -168,14 +168,14 @@ func TestTaskGroupMaxRowsClosesSequence(t *testing.T) {
 // goes on from End.
 func TestTaskGroupRestoredClosedSequenceRereadAndPublishedFirst(t *testing.T) {
 	spec := testSpec()
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000, 1: 1000}, 10)
-	s3 := domain.Sequence{ID: 3, Start: domain.Offsets{0: 10, 1: 20}, End: domain.Offsets{0: 45, 1: 50}}
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000, domain.P(1): 1000}, 10)
+	s3 := domain.Sequence{ID: 3, Start: domain.Offsets{domain.P(0): 10, domain.P(1): 20}, End: domain.Offsets{domain.P(0): 45, domain.P(1): 50}}
 	s4 := domain.Sequence{ID: 4, Start: s3.End.Clone()}
 	name3 := domain.SequenceName(spec.ID, 0, 3)
 	name4 := domain.SequenceName(spec.ID, 0, 4)
 
 	h.signal(10500*time.Millisecond, SignalGroupStop, nil)
-	h.run(groupInput(spec, []int32{0, 1}, s3, s4))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0), domain.P(1)}, s3, s4))
 
 	evs := h.rec.all()
 	consumes := h.rec.consumes()
@@ -229,8 +229,8 @@ func TestTaskGroupRestoredClosedSequenceRereadAndPublishedFirst(t *testing.T) {
 // starts where the first ended.
 func TestTaskGroupResendsUnansweredRequestAndIgnoresRepeatAnswer(t *testing.T) {
 	spec := testSpec()
-	start := domain.Offsets{0: 0}
-	h := newGroupHarness(t, spec, domain.Offsets{0: 1000}, 10)
+	start := domain.Offsets{domain.P(0): 0}
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 1000}, 10)
 	h.answer = func(req CheckpointRequest, n int) []SetEndOffsets {
 		switch n {
 		case 1:
@@ -243,17 +243,17 @@ func TestTaskGroupResendsUnansweredRequestAndIgnoresRepeatAnswer(t *testing.T) {
 
 	h.signal(2500*time.Millisecond, SignalGroupCheckpoint, GroupCheckpoint{})
 	h.signal(requestResendAfter+10*time.Second, SignalGroupStop, nil)
-	h.run(groupInput(spec, []int32{0}, domain.Sequence{ID: 1, Start: start}))
+	h.run(groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: start}))
 
 	reqs := h.rec.requests()
 	require.GreaterOrEqual(t, len(reqs), 2)
-	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: domain.Offsets{0: 30}, Reason: ReasonUser}, reqs[0])
+	require.Equal(t, CheckpointRequest{Group: 0, Generation: 1, SequenceID: 1, Offsets: domain.Offsets{domain.P(0): 30}, Reason: ReasonUser}, reqs[0])
 	require.Equal(t, reqs[0], reqs[1], "the resend repeats the request")
 	pubs := h.rec.publishes()
 	require.Len(t, pubs, 2, "sequence 1, then sequence 2 at the stop: %+v", pubs)
 	require.Equal(t, 1, pubs[0].SequenceID)
-	require.Equal(t, domain.Offsets{0: 30}, pubs[0].End)
+	require.Equal(t, domain.Offsets{domain.P(0): 30}, pubs[0].End)
 	require.Equal(t, 2, pubs[1].SequenceID)
-	require.Equal(t, domain.Offsets{0: 30}, pubs[1].Start)
-	require.True(t, pubs[1].End[0] > 30, "sequence 2 holds what was read after the answer")
+	require.Equal(t, domain.Offsets{domain.P(0): 30}, pubs[1].Start)
+	require.True(t, pubs[1].End[domain.P(0)] > 30, "sequence 2 holds what was read after the answer")
 }

@@ -34,7 +34,7 @@ func publication(seq int, start, end int64) pgstore.Publication {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	return pgstore.Publication{
 		SequenceName: name, SupervisorID: "sup", DataSource: "ds", Topic: "topic", Group: 0, SequenceID: seq,
-		Start: domain.Offsets{0: start}, End: domain.Offsets{0: end}, Rows: end - start,
+		Start: domain.Offsets{domain.P(0): start}, End: domain.Offsets{domain.P(0): end}, Rows: end - start,
 		Segments: []pgstore.Segment{{
 			ID: "ds_" + name, DataSource: "ds", IntervalStart: t0, IntervalEnd: t0.Add(time.Minute),
 			Version: name, SequenceName: name, Rows: end - start, Bytes: 100, URI: "file:///deep/" + name, Checksum: "sha256:00",
@@ -110,7 +110,7 @@ func TestRacingPublishesOfOneSequence(t *testing.T) {
 	require.Equal(t, int64(rounds)*rowsPerSeq, rows, "each sequence's rows once")
 	offsets, err := s.Offsets(context.Background(), "ds", "topic")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: int64(rounds) * rowsPerSeq}, offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): int64(rounds) * rowsPerSeq}, offsets)
 }
 
 // TestStalePublishAfterResetIsRefused publishes, from a group generation
@@ -134,7 +134,7 @@ func TestStalePublishAfterResetIsRefused(t *testing.T) {
 			// Generation 1 read sequence 1 [100, 200) and is about to publish
 			// it when the operator resets the partition.
 			stale := publication(1, 100, 200)
-			require.NoError(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{0: tc.resetTo}))
+			require.NoError(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{domain.P(0): tc.resetTo}))
 			rowsBefore, _, recordsBefore := committed(t, pool)
 
 			_, err = s.Publish(ctx, stale)
@@ -152,7 +152,7 @@ func TestStalePublishAfterResetIsRefused(t *testing.T) {
 			require.NotContains(t, perSeq, stale.SequenceName)
 			offsets, err := s.Offsets(ctx, "ds", "topic")
 			require.NoError(t, err)
-			require.Equal(t, domain.Offsets{0: tc.resetTo}, offsets, "the reset offsets stay")
+			require.Equal(t, domain.Offsets{domain.P(0): tc.resetTo}, offsets, "the reset offsets stay")
 			_, ok, err := s.PublishedSequence(ctx, stale.SequenceName)
 			require.NoError(t, err)
 			require.False(t, ok, fmt.Sprintf("%s must not be recorded", stale.SequenceName))

@@ -172,11 +172,8 @@ func (e *env) latest() domain.Offsets {
 	require.NoError(e.t, retry(time.Minute, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		parts, err := kc.Partitions(ctx, e.name)
-		if err != nil {
-			return err
-		}
-		_, latest, err = kc.Bounds(ctx, e.name, parts)
+		var err error
+		_, _, latest, err = kc.Look(ctx, domain.IOConfig{Topic: e.name})
 		return err
 	}))
 	return latest

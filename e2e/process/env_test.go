@@ -309,9 +309,7 @@ func (e *env) latest() domain.Offsets {
 	kc, err := kafka.New(e.brokers)
 	require.NoError(e.t, err)
 	ctx := context.Background()
-	parts, err := kc.Partitions(ctx, e.name)
-	require.NoError(e.t, err)
-	_, latest, err := kc.Bounds(ctx, e.name, parts)
+	_, _, latest, err := kc.Look(ctx, domain.IOConfig{Topic: e.name})
 	require.NoError(e.t, err)
 	return latest
 }

@@ -46,7 +46,7 @@ func (w *Window) Add(c domain.AutoScalerConfig, at time.Time, lag int64) bool {
 
 // Aggregate makes one sample of the partitions' lags (lagAggregate: their
 // sum or their maximum).
-func Aggregate(c domain.AutoScalerConfig, lags map[int32]int64) int64 {
+func Aggregate(c domain.AutoScalerConfig, lags map[domain.Partition]int64) int64 {
 	var out int64
 	for _, l := range lags {
 		if c.LagAggregate == domain.LagAggregateMax {

@@ -50,7 +50,7 @@ func TestWindowKeepsOneSamplePerIntervalOverTheRange(t *testing.T) {
 
 func TestAggregateSumsOrTakesTheMaximum(t *testing.T) {
 	c := config()
-	lags := map[int32]int64{0: 5, 1: 30, 2: 7}
+	lags := map[domain.Partition]int64{domain.P(0): 5, domain.P(1): 30, domain.P(2): 7}
 	require.Equal(t, int64(42), autoscale.Aggregate(c, lags))
 	c.LagAggregate = domain.LagAggregateMax
 	require.Equal(t, int64(30), autoscale.Aggregate(c, lags))

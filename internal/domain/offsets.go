@@ -8,8 +8,9 @@ import (
 )
 
 // Offsets maps a Kafka partition to an offset. As a start position it is the
-// next offset to read; as an end position it is exclusive.
-type Offsets map[int32]int64
+// next offset to read; as an end position it is exclusive. In JSON its keys
+// are the partitions' written form ("3", or "topic:3" with a topicPattern).
+type Offsets map[Partition]int64
 
 // Clone returns an independent copy (nil stays nil).
 func (o Offsets) Clone() Offsets {
@@ -19,9 +20,30 @@ func (o Offsets) Clone() Offsets {
 	return maps.Clone(o)
 }
 
-// Partitions returns the partitions in ascending order.
-func (o Offsets) Partitions() []int32 {
-	return slices.Sorted(maps.Keys(o))
+// Partitions returns the partitions in order (topic, then number).
+func (o Offsets) Partitions() []Partition {
+	return slices.SortedFunc(maps.Keys(o), ComparePartitions)
+}
+
+// Topics returns the topics of o's partitions in order ("" stands for a
+// single-topic supervisor's own topic).
+func (o Offsets) Topics() []string {
+	seen := map[string]bool{}
+	for p := range o {
+		seen[p.Topic] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// OfTopic is the offsets of one topic's partitions.
+func (o Offsets) OfTopic(topic string) Offsets {
+	out := Offsets{}
+	for p, v := range o {
+		if p.Topic == topic {
+			out[p] = v
+		}
+	}
+	return out
 }
 
 // Equal reports whether both hold the same partitions at the same offsets.
@@ -49,11 +71,12 @@ func (o Offsets) Reached(end Offsets) bool {
 	return true
 }
 
-// String renders "p0:12,p1:40" in partition order, for logs and summaries.
+// String renders "p0:12,p1:40" (or "orders:0:12,..." with a topicPattern)
+// in partition order, for logs and summaries.
 func (o Offsets) String() string {
 	parts := make([]string, 0, len(o))
 	for _, p := range o.Partitions() {
-		parts = append(parts, fmt.Sprintf("p%d:%d", p, o[p]))
+		parts = append(parts, fmt.Sprintf("%s:%d", p.Label(), o[p]))
 	}
 	return strings.Join(parts, ",")
 }

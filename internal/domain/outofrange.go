@@ -62,3 +62,12 @@ func (o OutOfRange) Error() string {
 	}
 	return msg + "; ioConfig.resetOffsetAutomatically is off, so the group stops here: " + o.Advice()
 }
+
+// Key is the partition as the supervisor names it: by number alone for a
+// single-topic supervisor, with its topic for a topicPattern one.
+func (o OutOfRange) Key(io IOConfig) Partition {
+	if io.MultiTopic() {
+		return TP(o.Topic, o.Partition)
+	}
+	return P(o.Partition)
+}

@@ -18,8 +18,3 @@ func (s Sequence) Open() bool { return s.End == nil }
 func SequenceName(supervisorID string, group, seq int) string {
 	return fmt.Sprintf("%s_g%d_s%d", supervisorID, group, seq)
 }
-
-// GroupOf is the task group that reads a partition.
-func GroupOf(partition int32, taskCount int) int {
-	return int(partition) % taskCount
-}

@@ -72,10 +72,19 @@ func (g GranularitySpec) RollupOn() bool { return g.Rollup == nil || *g.Rollup }
 
 // IOConfig says where rows come from and how reading is split.
 type IOConfig struct {
-	// Topic is the Kafka topic to read. Required.
+	// Topic is the Kafka topic to read. Exactly one of Topic and
+	// TopicPattern is required.
 	Topic string `json:"topic"`
+	// TopicPattern reads every topic whose whole name matches this regular
+	// expression (Go RE2 syntax) into the datasource, as Druid's
+	// topicPattern does; topics that start matching are read from the next
+	// period on (spec_topics.go).
+	TopicPattern string `json:"topicPattern,omitempty"`
+	// TopicDimension, when set, names a string dimension that carries each
+	// row's source topic, as Kafka Connect's topic field does. Optional.
+	TopicDimension string `json:"topicDimension,omitempty"`
 	// TaskCount is the number of task groups; partition p is read by group
-	// p % taskCount. Default 1.
+	// p % taskCount (with a topicPattern, see GroupOf). Default 1.
 	TaskCount int `json:"taskCount,omitempty"`
 	// UseEarliestOffset starts partitions with no stored offset at their
 	// earliest offset instead of their latest. Default false.
@@ -258,6 +267,7 @@ func (s Spec) Validate() error {
 	// What is wrong with each name ("" when nothing; checked once present).
 	idBad, dsBad := nameProblem(s.ID), nameProblem(ds.DataSource)
 	topicBad, dlqBad := topicProblem(s.IOConfig.Topic), topicProblem(s.IOConfig.DeadLetterTopic)
+	io := s.IOConfig
 	checks := []struct {
 		bad  bool
 		path string
@@ -269,7 +279,8 @@ func (s Spec) Validate() error {
 		{ds.DataSource != "" && dsBad != "", "dataSchema.dataSource", dsBad},
 		{ds.TimestampSpec.Column == "", "dataSchema.timestampSpec.column", "required: the input field holding each row's time"},
 		{!validTimestampFormat(ds.TimestampSpec.Format), "dataSchema.timestampSpec.format", "want iso, millis, seconds, auto, or a Go time layout such as \"2006-01-02 15:04:05\""},
-		{s.IOConfig.Topic == "", "ioConfig.topic", "required: the Kafka topic to read"},
+		{io.Topic == "" && io.TopicPattern == "", "ioConfig.topic", "required: the Kafka topic to read (or ioConfig.topicPattern, a regular expression its topics match)"},
+		{io.Topic != "" && io.TopicPattern != "", "ioConfig.topicPattern", "set ioConfig.topic or ioConfig.topicPattern, not both"},
 		{s.IOConfig.Topic != "" && topicBad != "", "ioConfig.topic", topicBad},
 		{s.IOConfig.TaskCount < 1, "ioConfig.taskCount", "want 1 or more"},
 		{s.TuningConfig.MaxRowsPerSegment < 1, "tuningConfig.maxRowsPerSegment", "want 1 or more"},
@@ -291,7 +302,13 @@ func (s Spec) Validate() error {
 			return &FieldError{Path: c.path, Msg: c.msg}
 		}
 	}
+	if err := s.IOConfig.validateTopics(); err != nil {
+		return err
+	}
 	if err := validateColumns(ds); err != nil {
+		return err
+	}
+	if err := validateTopicDimension(ds, s.IOConfig.TopicDimension); err != nil {
 		return err
 	}
 	if err := validateFilter(ds); err != nil {

@@ -147,3 +147,29 @@ func (c *Client) Ping(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Topics lists every topic the brokers hold, other than their internal
+// ones (such as __consumer_offsets), with its partitions in ascending
+// order. It answers from the client's metadata, which is at most a few
+// seconds old: a topic created or deleted just now shows at the next call.
+func (c *Client) Topics(ctx context.Context) (map[string][]int32, error) {
+	res, err := c.c.Metadata(ctx, &kafkago.MetadataRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("metadata from %s: %w", strings.Join(c.brokers, ","), c.auth.explain(err))
+	}
+	out := map[string][]int32{}
+	for _, t := range res.Topics {
+		if t.Internal || t.Error != nil || len(t.Partitions) == 0 {
+			continue
+		}
+		ps := make([]int32, 0, len(t.Partitions))
+		for _, p := range t.Partitions {
+			ps = append(ps, int32(p.ID))
+		}
+		slices.Sort(ps)
+		out[t.Name] = ps
+	}
+	return out, nil
+}
+
+func (c *Client) where() string { return strings.Join(c.brokers, ",") }

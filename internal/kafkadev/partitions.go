@@ -33,3 +33,29 @@ func (b *Broker) AddPartitions(ctx context.Context, topic string, total int32) e
 	}
 	return nil
 }
+
+// DeleteTopic deletes a topic and its records, through the Kafka protocol's
+// DeleteTopics request, as an operator would.
+func (b *Broker) DeleteTopic(ctx context.Context, topic string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.addrs...))
+	if err != nil {
+		return fmt.Errorf("delete topic %s: %w", topic, err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrDeleteTopicsRequest()
+	t := kmsg.NewDeleteTopicsRequestTopic()
+	t.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, t)
+	req.TopicNames = append(req.TopicNames, topic)
+	req.TimeoutMillis = 10_000
+	res, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("delete topic %s: %w", topic, err)
+	}
+	for _, r := range res.Topics {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			return fmt.Errorf("delete topic %s: %w", topic, err)
+		}
+	}
+	return nil
+}

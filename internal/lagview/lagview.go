@@ -40,10 +40,10 @@ type Input struct {
 
 // Partition is one partition's consistent offsets and distances.
 type Partition struct {
-	Partition int32 `json:"partition"`
-	Committed int64 `json:"committed"`
-	Current   int64 `json:"current"`
-	Latest    int64 `json:"latest"`
+	Partition domain.Partition `json:"partition"`
+	Committed int64            `json:"committed"`
+	Current   int64            `json:"current"`
+	Latest    int64            `json:"latest"`
 	// LatestRaised: the latest offset as read was below Current (it was
 	// read before the groups got there), so Latest shows Current.
 	LatestRaised bool `json:"latestRaised,omitempty"`
@@ -90,12 +90,12 @@ func Compute(in Input) View {
 }
 
 // Lags is each partition's lag.
-func (v View) Lags() map[int32]int64 {
+func (v View) Lags() map[domain.Partition]int64 {
 	return v.each(func(x Partition) int64 { return x.Lag })
 }
 
 // UnpublishedByPartition is each partition's unpublished count.
-func (v View) UnpublishedByPartition() map[int32]int64 {
+func (v View) UnpublishedByPartition() map[domain.Partition]int64 {
 	return v.each(func(x Partition) int64 { return x.Unpublished })
 }
 
@@ -111,8 +111,8 @@ func (v View) Latest() domain.Offsets {
 }
 
 // Raised lists the partitions whose latest offset was raised to current.
-func (v View) Raised() []int32 {
-	var out []int32
+func (v View) Raised() []domain.Partition {
+	var out []domain.Partition
 	for _, x := range v.Partitions {
 		if x.LatestRaised {
 			out = append(out, x.Partition)
@@ -121,8 +121,8 @@ func (v View) Raised() []int32 {
 	return out
 }
 
-func (v View) each(f func(Partition) int64) map[int32]int64 {
-	out := make(map[int32]int64, len(v.Partitions))
+func (v View) each(f func(Partition) int64) map[domain.Partition]int64 {
+	out := make(map[domain.Partition]int64, len(v.Partitions))
 	for _, x := range v.Partitions {
 		out[x.Partition] = f(x)
 	}

@@ -55,7 +55,7 @@ func storedOffsetsSummary(ctx context.Context, tx pgx.Tx, ds string) (iceberg.Pr
 		if byTopic[topic] == nil {
 			byTopic[topic] = domain.Offsets{}
 		}
-		byTopic[topic][part] = next
+		byTopic[topic][domain.P(part)] = next
 		return nil
 	}); err != nil {
 		return nil, nil, fmt.Errorf("read offsets of %q: %w", ds, err)

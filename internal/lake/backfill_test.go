@@ -38,9 +38,9 @@ var withCountry = domain.Schema{
 func TestCreateFromSegmentsRegistersOldSegmentsOnce(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	a := oldSeq{seq: seq{id: 0, group: 0, rows: 30, hour: 0, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 30}}, millis: true}
-	b := oldSeq{seq: seq{id: 0, group: 1, rows: 20, hour: 1, start: domain.Offsets{1: 0}, end: domain.Offsets{1: 20}}, millis: true}
-	c := oldSeq{seq: seq{id: 1, group: 0, rows: 10, hour: 2, start: domain.Offsets{0: 30}, end: domain.Offsets{0: 40}, schema: withCountry}}
+	a := oldSeq{seq: seq{id: 0, group: 0, rows: 30, hour: 0, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 30}}, millis: true}
+	b := oldSeq{seq: seq{id: 0, group: 1, rows: 20, hour: 1, start: domain.Offsets{domain.P(1): 0}, end: domain.Offsets{domain.P(1): 20}}, millis: true}
+	c := oldSeq{seq: seq{id: 1, group: 0, rows: 10, hour: 2, start: domain.Offsets{domain.P(0): 30}, end: domain.Offsets{domain.P(0): 40}, schema: withCountry}}
 	for _, s := range []oldSeq{a, b, c} {
 		e.publishOld("old", s)
 	}
@@ -53,7 +53,7 @@ func TestCreateFromSegmentsRegistersOldSegmentsOnce(t *testing.T) {
 	require.EqualValues(t, 60, res.Rows)
 	require.Equal(t, 2, res.MillisFiles)
 	require.Equal(t, domain.GranularityHour, res.Granularity)
-	require.Equal(t, map[string]domain.Offsets{"topic": {0: 40, 1: 20}}, res.Offsets)
+	require.Equal(t, map[string]domain.Offsets{"topic": {domain.P(0): 40, domain.P(1): 20}}, res.Offsets)
 	require.NotZero(t, res.SnapshotID)
 
 	e.requireRows("old", a.seq, b.seq, c.seq)
@@ -121,13 +121,13 @@ func TestCreateFromSegmentsRegistersOldSegmentsOnce(t *testing.T) {
 	require.Equal(t, 3, seen)
 
 	// Publishes go on into the table.
-	d := seq{id: 2, group: 0, rows: 5, hour: 3, start: domain.Offsets{0: 40}, end: domain.Offsets{0: 45}, schema: withCountry}
+	d := seq{id: 2, group: 0, rows: 5, hour: 3, start: domain.Offsets{domain.P(0): 40}, end: domain.Offsets{domain.P(0): 45}, schema: withCountry}
 	_, err = e.store.Publish(ctx, e.write("old", d))
 	require.NoError(t, err)
 	e.requireRows("old", a.seq, b.seq, c.seq, d)
 	scan, err = readTable(e, "old")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 45, 1: 20}, scan.Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 45, domain.P(1): 20}, scan.Offsets)
 
 	_, err = e.lake.CreateFromSegments(ctx, "old", domain.GranularityHour)
 	require.ErrorIs(t, err, lake.ErrTableExists)
@@ -138,7 +138,7 @@ func TestCreateFromSegmentsRegistersOldSegmentsOnce(t *testing.T) {
 func TestCreateFromSegmentsRefuses(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s0 := seq{id: 0, rows: 5, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 5}}
+	s0 := seq{id: 0, rows: 5, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 5}}
 	_, err := e.store.Publish(ctx, e.write("wiki", s0))
 	require.NoError(t, err)
 	_, err = e.lake.CreateFromSegments(ctx, "wiki", domain.GranularityHour)
@@ -157,7 +157,7 @@ func TestCreateFromSegmentsRefuses(t *testing.T) {
 func TestCreateFromSegmentsCoarsensPartitioning(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	a := oldSeq{seq: seq{id: 0, rows: 10, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 10}}, span: 24 * time.Hour}
+	a := oldSeq{seq: seq{id: 0, rows: 10, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 10}}, span: 24 * time.Hour}
 	e.publishOld("daily", a)
 	res, err := e.lake.CreateFromSegments(ctx, "daily", domain.GranularityHour)
 	require.NoError(t, err)
@@ -167,7 +167,7 @@ func TestCreateFromSegmentsCoarsensPartitioning(t *testing.T) {
 	spec := tbl.Spec()
 	require.Equal(t, "__time_day", spec.Field(0).Name)
 
-	b := seq{id: 1, rows: 5, hour: 30, start: domain.Offsets{0: 10}, end: domain.Offsets{0: 15}}
+	b := seq{id: 1, rows: 5, hour: 30, start: domain.Offsets{domain.P(0): 10}, end: domain.Offsets{domain.P(0): 15}}
 	_, err = e.store.Publish(ctx, e.write("daily", b))
 	require.NoError(t, err)
 	tbl, err = laketestLoad(e, "daily")
@@ -184,12 +184,12 @@ func TestCreateFromSegmentsCoarsensPartitioning(t *testing.T) {
 func TestPublishPreparedWithoutTableRetriesOnceCreated(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	a := oldSeq{seq: seq{id: 0, rows: 10, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 10}}}
+	a := oldSeq{seq: seq{id: 0, rows: 10, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 10}}}
 	e.publishOld("ds", a)
 	_, err := e.lake.Ensure(ctx, "ds", testSchema, domain.GranularityHour)
 	require.ErrorIs(t, err, lake.ErrNotCreated)
 
-	b := seq{id: 1, rows: 5, hour: 1, start: domain.Offsets{0: 10}, end: domain.Offsets{0: 15}}
+	b := seq{id: 1, rows: 5, hour: 1, start: domain.Offsets{domain.P(0): 10}, end: domain.Offsets{domain.P(0): 15}}
 	_, err = e.lake.CreateFromSegments(ctx, "ds", domain.GranularityHour)
 	require.NoError(t, err)
 	p := e.write("ds", b) // its Ensure now finds the table; prepared before, it would have gone without
@@ -198,7 +198,7 @@ func TestPublishPreparedWithoutTableRetriesOnceCreated(t *testing.T) {
 	require.ErrorIs(t, err, lake.ErrCreatedMeanwhile)
 	stored, err := e.store.Offsets(ctx, "ds", "topic")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 10}, stored, "the failed publish moved nothing")
+	require.Equal(t, domain.Offsets{domain.P(0): 10}, stored, "the failed publish moved nothing")
 
 	_, err = e.store.Publish(ctx, e.write("ds", b))
 	require.NoError(t, err)
@@ -218,8 +218,8 @@ func TestCreateFromSegmentsOnS3(t *testing.T) {
 	deep, err := storage.Open(ctx, "s3://handoff/segments", storage.WithS3(storage.S3Config{
 		Endpoint: srv.URL, Region: "us-east-1", AccessKeyID: "test", SecretAccessKey: "test-secret"}))
 	require.NoError(t, err)
-	a := oldSeq{seq: seq{id: 0, rows: 30, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 30}}, millis: true}
-	b := oldSeq{seq: seq{id: 1, rows: 20, hour: 1, start: domain.Offsets{0: 30}, end: domain.Offsets{0: 50}}}
+	a := oldSeq{seq: seq{id: 0, rows: 30, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 30}}, millis: true}
+	b := oldSeq{seq: seq{id: 1, rows: 20, hour: 1, start: domain.Offsets{domain.P(0): 30}, end: domain.Offsets{domain.P(0): 50}}}
 	e.publishOldTo(deep, "s3ds", a)
 	e.publishOldTo(deep, "s3ds", b)
 
@@ -238,7 +238,7 @@ func TestCreateFromSegmentsOnS3(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 50, scan.Rows)
 	require.Len(t, scan.IDs, 50)
-	require.Equal(t, domain.Offsets{0: 50}, scan.Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 50}, scan.Offsets)
 }
 
 // Two creates race: one builds the table, the other finds it under the
@@ -246,8 +246,8 @@ func TestCreateFromSegmentsOnS3(t *testing.T) {
 func TestRacingCreatesBuildOneTable(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	a := oldSeq{seq: seq{id: 0, rows: 40, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 40}}, millis: true}
-	b := oldSeq{seq: seq{id: 1, rows: 30, hour: 1, start: domain.Offsets{0: 40}, end: domain.Offsets{0: 70}}}
+	a := oldSeq{seq: seq{id: 0, rows: 40, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 40}}, millis: true}
+	b := oldSeq{seq: seq{id: 1, rows: 30, hour: 1, start: domain.Offsets{domain.P(0): 40}, end: domain.Offsets{domain.P(0): 70}}}
 	e.publishOld("race", a)
 	e.publishOld("race", b)
 	errs := make(chan error, 2)

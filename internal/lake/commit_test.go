@@ -19,8 +19,8 @@ import (
 func TestPublishesAppendSnapshotsWithTheirOffsets(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s0 := seq{id: 0, rows: 30, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 30}}
-	s1 := seq{id: 1, rows: 20, hour: 1, start: domain.Offsets{0: 30}, end: domain.Offsets{0: 50}}
+	s0 := seq{id: 0, rows: 30, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 30}}
+	s1 := seq{id: 1, rows: 20, hour: 1, start: domain.Offsets{domain.P(0): 30}, end: domain.Offsets{domain.P(0): 50}}
 	for _, s := range []seq{s0, s1} {
 		already, err := e.store.Publish(ctx, e.write("wiki", s))
 		require.NoError(t, err)
@@ -29,7 +29,7 @@ func TestPublishesAppendSnapshotsWithTheirOffsets(t *testing.T) {
 	e.requireRows("wiki", s0, s1)
 	scan, err := readTable(e, "wiki")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 50}, scan.Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 50}, scan.Offsets)
 	require.Equal(t, domain.SequenceName("sup", 0, 1), scan.Summary[lake.SummarySequence])
 	require.Len(t, scan.Files, 2)
 
@@ -48,7 +48,7 @@ func TestPublishesAppendSnapshotsWithTheirOffsets(t *testing.T) {
 func TestReplayedPublishAddsNoSnapshot(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s0 := seq{id: 0, rows: 10, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 10}}
+	s0 := seq{id: 0, rows: 10, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 10}}
 	_, err := e.store.Publish(ctx, e.write("wiki", s0))
 	require.NoError(t, err)
 	already, err := e.store.Publish(ctx, e.write("wiki", s0))
@@ -65,7 +65,7 @@ func TestReplayedPublishAddsNoSnapshot(t *testing.T) {
 func TestRacingPublishesOfOneSequenceCommitOnce(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s0 := seq{id: 0, rows: 25, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 25}}
+	s0 := seq{id: 0, rows: 25, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 25}}
 	a, b := e.write("wiki", s0), e.write("wiki", s0)
 	var wg sync.WaitGroup
 	results := make([]bool, 2)
@@ -92,7 +92,7 @@ func TestConcurrentGroupsOfOneDatasource(t *testing.T) {
 	for g := range 4 {
 		for i := range 3 {
 			seqs = append(seqs, seq{id: i, group: g, rows: 7, hour: i,
-				start: domain.Offsets{int32(g): int64(i * 7)}, end: domain.Offsets{int32(g): int64(i*7 + 7)}})
+				start: domain.Offsets{domain.P(int32(g)): int64(i * 7)}, end: domain.Offsets{domain.P(int32(g)): int64(i*7 + 7)}})
 		}
 	}
 	var wg sync.WaitGroup
@@ -125,8 +125,8 @@ func TestConcurrentGroupsOfOneDatasource(t *testing.T) {
 func TestFailedCommitLeavesTableUnchangedAndOrphansAreSwept(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s0 := seq{id: 0, rows: 10, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 10}}
-	s1 := seq{id: 1, rows: 10, start: domain.Offsets{0: 10}, end: domain.Offsets{0: 20}}
+	s0 := seq{id: 0, rows: 10, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 10}}
+	s1 := seq{id: 1, rows: 10, start: domain.Offsets{domain.P(0): 10}, end: domain.Offsets{domain.P(0): 20}}
 	_, err := e.store.Publish(ctx, e.write("wiki", s0))
 	require.NoError(t, err)
 	before, err := e.deep.List(ctx, "wiki/metadata/")
@@ -144,7 +144,7 @@ func TestFailedCommitLeavesTableUnchangedAndOrphansAreSwept(t *testing.T) {
 	e.requireRows("wiki", s0)
 	stored, err := e.store.Offsets(ctx, "wiki", "topic")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 10}, stored)
+	require.Equal(t, domain.Offsets{domain.P(0): 10}, stored)
 	orphaned, err := e.deep.List(ctx, "wiki/metadata/")
 	require.NoError(t, err)
 	require.Greater(t, len(orphaned), len(before), "the failed attempt wrote metadata files")

@@ -23,9 +23,9 @@ func TestDescribeTable(t *testing.T) {
 	e, ctx := newEnv(t, lake.Config{Catalog: "cat", Namespace: "ns"}), context.Background()
 	var segBytes int64
 	for _, s := range []seq{
-		{id: 0, group: 0, rows: 10, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 10}},
-		{id: 1, group: 1, rows: 11, hour: 1, start: domain.Offsets{1: 0}, end: domain.Offsets{1: 11}},
-		{id: 2, group: 0, rows: 12, hour: 2, start: domain.Offsets{0: 10}, end: domain.Offsets{0: 22}},
+		{id: 0, group: 0, rows: 10, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 10}},
+		{id: 1, group: 1, rows: 11, hour: 1, start: domain.Offsets{domain.P(1): 0}, end: domain.Offsets{domain.P(1): 11}},
+		{id: 2, group: 0, rows: 12, hour: 2, start: domain.Offsets{domain.P(0): 10}, end: domain.Offsets{domain.P(0): 22}},
 	} {
 		p := e.write("wiki", s)
 		segBytes += p.Segments[0].Bytes
@@ -62,7 +62,7 @@ func TestDescribeTable(t *testing.T) {
 	require.Equal(t, "append", last.Operation)
 	require.EqualValues(t, 12, last.AddedRecords)
 	require.EqualValues(t, 33, last.TotalRecords)
-	require.Equal(t, domain.Offsets{0: 22, 1: 11}, last.Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 22, domain.P(1): 11}, last.Offsets)
 	require.Equal(t, domain.SequenceName("sup", 1, 1), d.Recent[1].Sequence)
 	require.False(t, d.Recent[1].Time.After(last.Time))
 
@@ -76,7 +76,7 @@ func TestDescribeTable(t *testing.T) {
 func TestDescribeReadsPublishSummaries(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	p := e.write("wiki", seq{id: 0, group: 1, rows: 4, start: domain.Offsets{1: 0}, end: domain.Offsets{1: 4}})
+	p := e.write("wiki", seq{id: 0, group: 1, rows: 4, start: domain.Offsets{domain.P(1): 0}, end: domain.Offsets{domain.P(1): 4}})
 	p.Table = nil
 	_, err := e.store.Publish(ctx, p)
 	require.NoError(t, err)
@@ -88,7 +88,7 @@ func TestDescribeReadsPublishSummaries(t *testing.T) {
 	require.EqualValues(t, 4, d.SegmentRows)
 	require.Zero(t, d.Rows)
 
-	p = e.write("wiki", seq{id: 1, group: 1, rows: 3, hour: 1, start: domain.Offsets{1: 4}, end: domain.Offsets{1: 7}})
+	p = e.write("wiki", seq{id: 1, group: 1, rows: 3, hour: 1, start: domain.Offsets{domain.P(1): 4}, end: domain.Offsets{domain.P(1): 7}})
 	footer, err := lake.ReadFooter(laketest.LocalPath(p.Segments[0].URI))
 	require.NoError(t, err)
 	p.Table = func(ctx context.Context, tx pgx.Tx, after domain.Offsets) error {
@@ -109,7 +109,7 @@ func TestDescribeReadsPublishSummaries(t *testing.T) {
 	got.Time = time.Time{}
 	require.Equal(t, lake.SnapshotInfo{
 		SnapshotID: d.CurrentSnapshotID, SequenceNumber: 1, Operation: "append", Supervisor: "sup", Sequence: p.SequenceName,
-		TaskGroup: &one, Topic: "topic", StartOffsets: domain.Offsets{1: 4}, EndOffsets: domain.Offsets{1: 7}, Offsets: domain.Offsets{1: 7},
+		TaskGroup: &one, Topic: "topic", StartOffsets: domain.Offsets{domain.P(1): 4}, EndOffsets: domain.Offsets{domain.P(1): 7}, Offsets: domain.Offsets{domain.P(1): 7},
 		AddedRecords: 3, TotalRecords: 3,
 	}, got)
 	require.EqualValues(t, 3, d.Rows, "the first segment never reached the table")
@@ -128,7 +128,7 @@ func TestDescribeWithoutTable(t *testing.T) {
 	require.Zero(t, d.UsedSegments)
 	require.Equal(t, "handoff.nothing", d.Identifier)
 
-	e.publishOld("old", oldSeq{seq: seq{id: 0, rows: 7, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 7}}, millis: true})
+	e.publishOld("old", oldSeq{seq: seq{id: 0, rows: 7, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 7}}, millis: true})
 	d, err = e.lake.Describe(ctx, "old", 10)
 	require.NoError(t, err)
 	require.False(t, d.Exists)
@@ -142,7 +142,7 @@ func TestDescribeWithoutTable(t *testing.T) {
 	require.EqualValues(t, 7, d.Rows)
 	require.Len(t, d.Recent, 1)
 	require.Equal(t, 1, d.Recent[0].FromSegments)
-	require.Equal(t, domain.Offsets{0: 7}, d.Recent[0].Offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 7}, d.Recent[0].Offsets)
 	require.Equal(t, "topic", d.Recent[0].Topic)
 
 	other, err := storage.NewLocal(t.TempDir())

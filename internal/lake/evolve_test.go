@@ -16,10 +16,10 @@ import (
 func TestNewDimensionAddsAColumn(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s0 := seq{id: 0, rows: 5, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 5}}
+	s0 := seq{id: 0, rows: 5, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 5}}
 	wider := testSchema
 	wider.Dims = append(append([]domain.Column{}, testSchema.Dims...), domain.Column{Name: "country", Type: domain.TypeString})
-	s1 := seq{id: 1, rows: 4, start: domain.Offsets{0: 5}, end: domain.Offsets{0: 9}, schema: wider}
+	s1 := seq{id: 1, rows: 4, start: domain.Offsets{domain.P(0): 5}, end: domain.Offsets{domain.P(0): 9}, schema: wider}
 	_, err := e.store.Publish(ctx, e.write("wiki", s0))
 	require.NoError(t, err)
 	tbl, err := laketestLoad(e, "wiki")
@@ -65,7 +65,7 @@ func TestTypeChangeIsRefused(t *testing.T) {
 func TestDatasourceWithSegmentsIsNotCreatedImplicitly(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	p := e.write("old", seq{id: 0, rows: 3, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 3}})
+	p := e.write("old", seq{id: 0, rows: 3, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 3}})
 	p.Table = nil
 	_, err := e.store.Publish(ctx, p)
 	require.NoError(t, err)
@@ -80,8 +80,8 @@ func TestDatasourceWithSegmentsIsNotCreatedImplicitly(t *testing.T) {
 func TestGranularityChangeRepartitions(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s0 := seq{id: 0, rows: 6, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 6}}
-	s1 := seq{id: 1, rows: 6, hour: 24, gran: domain.GranularityDay, start: domain.Offsets{0: 6}, end: domain.Offsets{0: 12}}
+	s0 := seq{id: 0, rows: 6, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 6}}
+	s1 := seq{id: 1, rows: 6, hour: 24, gran: domain.GranularityDay, start: domain.Offsets{domain.P(0): 6}, end: domain.Offsets{domain.P(0): 12}}
 	for _, s := range []seq{s0, s1} {
 		_, err := e.store.Publish(ctx, e.write("wiki", s))
 		require.NoError(t, err)

@@ -23,7 +23,7 @@ func TestExpiryKeepsMetadataBoundedAndReferencedFilesIntact(t *testing.T) {
 	const n = 160
 	var seqs []seq
 	for i := range n {
-		s := seq{id: i, rows: 2, hour: i % 24, start: domain.Offsets{0: int64(2 * i)}, end: domain.Offsets{0: int64(2*i + 2)}}
+		s := seq{id: i, rows: 2, hour: i % 24, start: domain.Offsets{domain.P(0): int64(2 * i)}, end: domain.Offsets{domain.P(0): int64(2*i + 2)}}
 		seqs = append(seqs, s)
 		_, err := e.store.Publish(ctx, e.write("wiki", s))
 		require.NoError(t, err)

@@ -30,7 +30,7 @@ func TestLakeHeapDoesNotGrowWithSnapshots(t *testing.T) {
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
 	publish := func(from, to int) {
 		for i := from; i < to; i++ {
-			s := seq{id: i, rows: 2, hour: i % 24, start: domain.Offsets{0: int64(2 * i)}, end: domain.Offsets{0: int64(2*i + 2)}}
+			s := seq{id: i, rows: 2, hour: i % 24, start: domain.Offsets{domain.P(0): int64(2 * i)}, end: domain.Offsets{domain.P(0): int64(2*i + 2)}}
 			_, err := e.store.Publish(ctx, e.write("wiki", s))
 			require.NoError(t, err)
 		}

@@ -18,7 +18,7 @@ import (
 func TestDataFilesCarryPartitionAndColumnStatistics(t *testing.T) {
 	t.Parallel()
 	e, ctx := newEnv(t, lake.Config{}), context.Background()
-	s := seq{id: 0, rows: 10, hour: 5, start: domain.Offsets{0: 0}, end: domain.Offsets{0: 10}}
+	s := seq{id: 0, rows: 10, hour: 5, start: domain.Offsets{domain.P(0): 0}, end: domain.Offsets{domain.P(0): 10}}
 	_, err := e.store.Publish(ctx, e.write("wiki", s))
 	require.NoError(t, err)
 

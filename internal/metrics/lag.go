@@ -70,20 +70,26 @@ func (m *Metrics) runningConsumes(supervisor string) domain.Offsets {
 	return lagview.Furthest(reports...)
 }
 
+// byPartition labels the per-partition gauges. topic is the partition's
+// topic for a topicPattern supervisor and empty (no label, as Prometheus
+// treats an empty value) for a single-topic one, whose series stay what
+// they were.
+var byPartition = []string{"supervisor", "topic", "partition"}
+
 // setGauges sets a per-partition gauge and its sum; partitions set before
 // and missing now are dropped.
-func setGauges(byPartition, sum *prometheus.GaugeVec, set map[string]map[int32]bool, supervisor string, values map[int32]int64) {
+func setGauges(gauge, sum *prometheus.GaugeVec, set map[string]map[domain.Partition]bool, supervisor string, values map[domain.Partition]int64) {
 	var total int64
 	for p, n := range values {
-		byPartition.WithLabelValues(supervisor, strconv.Itoa(int(p))).Set(float64(n))
+		gauge.WithLabelValues(supervisor, p.Topic, strconv.Itoa(int(p.Partition))).Set(float64(n))
 		total += n
 	}
 	for p := range set[supervisor] {
 		if _, ok := values[p]; !ok {
-			byPartition.DeleteLabelValues(supervisor, strconv.Itoa(int(p)))
+			gauge.DeleteLabelValues(supervisor, p.Topic, strconv.Itoa(int(p.Partition)))
 		}
 	}
-	parts := make(map[int32]bool, len(values))
+	parts := make(map[domain.Partition]bool, len(values))
 	for p := range values {
 		parts[p] = true
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"handoff/internal/domain"
 	"handoff/internal/lagview"
 	"handoff/internal/workload"
 )
@@ -35,9 +36,9 @@ type Metrics struct {
 	partitionUnpublished, unpublished             *prometheus.GaugeVec
 
 	lagMu      sync.Mutex
-	lagParts   map[string]map[int32]bool // partitions whose lag is set, per supervisor
-	offsets    map[string]*lagview.Input // what Offsets was told, per supervisor
-	unpubParts map[string]map[int32]bool
+	lagParts   map[string]map[domain.Partition]bool // partitions whose lag is set, per supervisor
+	offsets    map[string]*lagview.Input            // what Offsets was told, per supervisor
+	unpubParts map[string]map[domain.Partition]bool
 
 	lifecycle  lifecycle
 	autoscaler autoscaler
@@ -70,19 +71,19 @@ func New(reg prometheus.Registerer) *Metrics {
 		handoff:         histogram("handoff_handoff_latency_seconds", "Time from a sequence's checkpoint to the commit of its segments and offsets."),
 		partitionLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "handoff_partition_lag", Help: lagHelp,
-		}, []string{"supervisor", "partition"}),
+		}, byPartition),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "handoff_lag", Help: "handoff_partition_lag summed over the supervisor's partitions.",
 		}, bySupervisor),
 		partitionUnpublished: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "handoff_partition_unpublished", Help: unpublishedHelp,
-		}, []string{"supervisor", "partition"}),
+		}, byPartition),
 		unpublished: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "handoff_unpublished", Help: "handoff_partition_unpublished summed over the supervisor's partitions.",
 		}, bySupervisor),
-		lagParts:   map[string]map[int32]bool{},
+		lagParts:   map[string]map[domain.Partition]bool{},
 		offsets:    map[string]*lagview.Input{},
-		unpubParts: map[string]map[int32]bool{},
+		unpubParts: map[string]map[domain.Partition]bool{},
 		lifecycle:  newLifecycle(),
 		autoscaler: newAutoscaler(),
 		temporal:   newTemporalCollector(),

@@ -86,13 +86,13 @@ func TestLagDropsPartitionsNoLongerReported(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
 	m := metrics.New(reg)
-	m.Offsets("wiki", lagview.Input{Current: domain.Offsets{0: 0, 1: 0, 2: 0}, Latest: domain.Offsets{0: 10, 1: 5, 2: 0}})
-	m.Offsets("other", lagview.Input{Current: domain.Offsets{0: 0}, Latest: domain.Offsets{0: 1}})
+	m.Offsets("wiki", lagview.Input{Current: domain.Offsets{domain.P(0): 0, domain.P(1): 0, domain.P(2): 0}, Latest: domain.Offsets{domain.P(0): 10, domain.P(1): 5, domain.P(2): 0}})
+	m.Offsets("other", lagview.Input{Current: domain.Offsets{domain.P(0): 0}, Latest: domain.Offsets{domain.P(0): 1}})
 	require.Equal(t, 15.0, find(t, family(t, reg, "handoff_lag"), map[string]string{"supervisor": "wiki"}).GetGauge().GetValue())
-	require.Equal(t, 5.0, find(t, family(t, reg, "handoff_partition_lag"), map[string]string{"supervisor": "wiki", "partition": "1"}).GetGauge().GetValue())
+	require.Equal(t, 5.0, find(t, family(t, reg, "handoff_partition_lag"), map[string]string{"supervisor": "wiki", "topic": "", "partition": "1"}).GetGauge().GetValue())
 	require.Len(t, family(t, reg, "handoff_partition_lag").GetMetric(), 4)
 
-	m.Offsets("wiki", lagview.Input{Current: domain.Offsets{0: 0}, Latest: domain.Offsets{0: 3}})
+	m.Offsets("wiki", lagview.Input{Current: domain.Offsets{domain.P(0): 0}, Latest: domain.Offsets{domain.P(0): 3}})
 	require.Equal(t, 3.0, find(t, family(t, reg, "handoff_lag"), map[string]string{"supervisor": "wiki"}).GetGauge().GetValue())
 	require.Len(t, family(t, reg, "handoff_partition_lag").GetMetric(), 2, "wiki's partitions 1 and 2 are gone, other's stays")
 }
@@ -102,7 +102,7 @@ func TestNilMetricsDoNothing(t *testing.T) {
 	var m *metrics.Metrics
 	m.Consumed("s", 1, 1, 1, 1, time.Second)
 	m.Published("s", 1, 1, 1, time.Second, time.Second)
-	m.Offsets("s", lagview.Input{Latest: domain.Offsets{0: 1}})
+	m.Offsets("s", lagview.Input{Latest: domain.Offsets{domain.P(0): 1}})
 	m.Track(workload.NewTracker(workload.Limits{}))
 	h := m.TemporalHandler().WithTags(map[string]string{"a": "b"})
 	h.Counter("c").Inc(1)

@@ -16,7 +16,7 @@ import (
 func BenchmarkPublishTransaction(b *testing.B) {
 	s, ctx := newStore(b), context.Background()
 	t0 := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
-	start := domain.Offsets{0: 0, 1: 0, 2: 0, 3: 0}
+	start := domain.Offsets{domain.P(0): 0, domain.P(1): 0, domain.P(2): 0, domain.P(3): 0}
 	seq := 0
 	for b.Loop() {
 		end := domain.Offsets{}

@@ -50,13 +50,16 @@ type Publication struct {
 	SequenceName string
 	SupervisorID string
 	DataSource   string
-	Topic        string
-	Group        int
-	SequenceID   int
-	Start        domain.Offsets
-	End          domain.Offsets
-	Segments     []Segment
-	Rows         int64
+	// Topic is the spec's topic; empty with a topicPattern, whose
+	// partitions name their topics (Pattern is then recorded instead).
+	Topic      string
+	Pattern    string
+	Group      int
+	SequenceID int
+	Start      domain.Offsets
+	End        domain.Offsets
+	Segments   []Segment
+	Rows       int64
 	// Table, when set, runs inside the transaction after the offsets check
 	// passed and before anything is written, holding the datasource's lock:
 	// the table commit that must happen with the offsets or not at all.
@@ -117,27 +120,55 @@ func recorded(ctx context.Context, tx pgx.Tx, p Publication) (bool, error) {
 	return true, nil
 }
 
+// topicOf is the topic a partition of the publication is stored under.
+func (p Publication) topicOf(part domain.Partition) string {
+	if part.Topic != "" {
+		return part.Topic
+	}
+	return p.Topic
+}
+
+// keyOf is how a stored (topic, partition) row is named in the
+// publication's offsets: by number alone for the spec's own topic.
+func (p Publication) keyOf(topic string, part int32) domain.Partition {
+	if p.Topic != "" && topic == p.Topic {
+		return domain.P(part)
+	}
+	return domain.TP(topic, part)
+}
+
+// recordedTopic is what published_sequences.topic holds: the topic, or
+// the pattern between slashes.
+func (p Publication) recordedTopic() string {
+	if p.Topic == "" && p.Pattern != "" {
+		return "/" + p.Pattern + "/"
+	}
+	return p.Topic
+}
+
 // checkOffsets compares the stored offsets of the sequence's partitions
-// with its start and returns every stored offset of the topic.
+// with its start and returns every stored offset of the topic (with a
+// topicPattern: of every topic of the datasource).
 func checkOffsets(ctx context.Context, tx pgx.Tx, p Publication) (domain.Offsets, error) {
-	rows, err := tx.Query(ctx, `SELECT partition, next_offset FROM datasource_offsets
-		WHERE datasource = $1 AND topic = $2 FOR UPDATE`,
+	rows, err := tx.Query(ctx, `SELECT topic, partition, next_offset FROM datasource_offsets
+		WHERE datasource = $1 AND ($2 = '' OR topic = $2) FOR UPDATE`,
 		p.DataSource, p.Topic)
 	if err != nil {
 		return nil, fmt.Errorf("read offsets: %w", err)
 	}
 	stored := domain.Offsets{}
+	var topic string
 	var part int32
 	var next int64
-	if _, err := pgx.ForEachRow(rows, []any{&part, &next}, func() error {
-		stored[part] = next
+	if _, err := pgx.ForEachRow(rows, []any{&topic, &part, &next}, func() error {
+		stored[p.keyOf(topic, part)] = next
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("read offsets: %w", err)
 	}
 	for _, part := range p.Start.Partitions() {
 		if cur, ok := stored[part]; ok && cur != p.Start[part] {
-			return nil, &MismatchError{DataSource: p.DataSource, Topic: p.Topic, Partition: part, Stored: cur, Start: p.Start[part]}
+			return nil, &MismatchError{DataSource: p.DataSource, Topic: p.topicOf(part), Partition: part.Partition, Stored: cur, Start: p.Start[part]}
 		}
 	}
 	return stored, nil
@@ -165,13 +196,13 @@ func commitPublication(ctx context.Context, tx pgx.Tx, p Publication) error {
 	for _, part := range p.End.Partitions() {
 		batch.Queue(`INSERT INTO datasource_offsets (datasource, topic, partition, next_offset) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (datasource, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-			p.DataSource, p.Topic, part, p.End[part])
+			p.DataSource, p.topicOf(part), part.Partition, p.End[part])
 	}
 	start, _ := json.Marshal(p.Start)
 	end, _ := json.Marshal(p.End)
 	batch.Queue(`INSERT INTO published_sequences (sequence_name, supervisor_id, datasource, topic, task_group, sequence_id, start_offsets, end_offsets, segment_ids, rows)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		p.SequenceName, p.SupervisorID, p.DataSource, p.Topic, p.Group, p.SequenceID, start, end, ids, p.Rows)
+		p.SequenceName, p.SupervisorID, p.DataSource, p.recordedTopic(), p.Group, p.SequenceID, start, end, ids, p.Rows)
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("write segments, offsets and sequence record: %w", err)
 	}

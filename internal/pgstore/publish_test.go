@@ -43,16 +43,16 @@ func TestPublishMovesOffsetsFromStartToEnd(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t), context.Background()
 
-	already, err := s.Publish(ctx, publication(0, domain.Offsets{0: 0, 1: 5}, domain.Offsets{0: 10, 1: 7}))
+	already, err := s.Publish(ctx, publication(0, domain.Offsets{domain.P(0): 0, domain.P(1): 5}, domain.Offsets{domain.P(0): 10, domain.P(1): 7}))
 	require.NoError(t, err)
 	require.False(t, already)
-	already, err = s.Publish(ctx, publication(1, domain.Offsets{0: 10, 1: 7}, domain.Offsets{0: 12, 1: 9}))
+	already, err = s.Publish(ctx, publication(1, domain.Offsets{domain.P(0): 10, domain.P(1): 7}, domain.Offsets{domain.P(0): 12, domain.P(1): 9}))
 	require.NoError(t, err)
 	require.False(t, already)
 
 	offsets, err := s.Offsets(ctx, "ds", "topic")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 12, 1: 9}, offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 12, domain.P(1): 9}, offsets)
 	segs, err := s.Segments(ctx, "ds")
 	require.NoError(t, err)
 	require.Len(t, segs, 2)
@@ -64,10 +64,10 @@ func TestPublishMovesOffsetsFromStartToEnd(t *testing.T) {
 func TestPublishRefusesStartThatIsNotTheStoredOffset(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t), context.Background()
-	_, err := s.Publish(ctx, publication(0, domain.Offsets{0: 0}, domain.Offsets{0: 10}))
+	_, err := s.Publish(ctx, publication(0, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 10}))
 	require.NoError(t, err)
 
-	_, err = s.Publish(ctx, publication(1, domain.Offsets{0: 8}, domain.Offsets{0: 20}))
+	_, err = s.Publish(ctx, publication(1, domain.Offsets{domain.P(0): 8}, domain.Offsets{domain.P(0): 20}))
 	var mismatch *pgstore.MismatchError
 	require.ErrorAs(t, err, &mismatch)
 	require.Equal(t, int64(10), mismatch.Stored)
@@ -76,7 +76,7 @@ func TestPublishRefusesStartThatIsNotTheStoredOffset(t *testing.T) {
 	// Nothing of the refused publish is visible.
 	offsets, err := s.Offsets(ctx, "ds", "topic")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 10}, offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 10}, offsets)
 	segs, err := s.Segments(ctx, "ds")
 	require.NoError(t, err)
 	require.Len(t, segs, 1)
@@ -88,7 +88,7 @@ func TestPublishRefusesStartThatIsNotTheStoredOffset(t *testing.T) {
 func TestRepeatedPublishIsIdempotent(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t), context.Background()
-	p := publication(0, domain.Offsets{0: 0}, domain.Offsets{0: 10})
+	p := publication(0, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 10})
 	_, err := s.Publish(ctx, p)
 	require.NoError(t, err)
 
@@ -103,10 +103,10 @@ func TestRepeatedPublishIsIdempotent(t *testing.T) {
 func TestSequenceNameReusedWithOtherOffsetsConflicts(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t), context.Background()
-	_, err := s.Publish(ctx, publication(0, domain.Offsets{0: 0}, domain.Offsets{0: 10}))
+	_, err := s.Publish(ctx, publication(0, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 10}))
 	require.NoError(t, err)
 
-	_, err = s.Publish(ctx, publication(0, domain.Offsets{0: 0}, domain.Offsets{0: 11}))
+	_, err = s.Publish(ctx, publication(0, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 11}))
 	require.True(t, errors.Is(err, pgstore.ErrSequenceConflict), "got %v", err)
 }
 
@@ -116,7 +116,7 @@ func TestConcurrentPublishesOfTheSameStartCommitOnce(t *testing.T) {
 	errs := make(chan error, 2)
 	for i := range 2 {
 		go func() {
-			_, err := s.Publish(ctx, publication(i, domain.Offsets{0: 0}, domain.Offsets{0: 10 + int64(i)}))
+			_, err := s.Publish(ctx, publication(i, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 10 + int64(i)}))
 			errs <- err
 		}()
 	}

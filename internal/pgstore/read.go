@@ -22,7 +22,29 @@ func (s *Store) Offsets(ctx context.Context, dataSource, topic string) (domain.O
 	var part int32
 	var next int64
 	if _, err := pgx.ForEachRow(rows, []any{&part, &next}, func() error {
-		out[part] = next
+		out[domain.P(part)] = next
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read offsets of datasource %q: %w", dataSource, err)
+	}
+	return out, nil
+}
+
+// TopicsOffsets returns the stored next offsets of a datasource's
+// partitions in topics, each named with its topic (a topicPattern
+// supervisor's partitions); missing partitions have never been published.
+func (s *Store) TopicsOffsets(ctx context.Context, dataSource string, topics []string) (domain.Offsets, error) {
+	rows, err := s.pool.Query(ctx, `SELECT topic, partition, next_offset FROM datasource_offsets WHERE datasource = $1 AND topic = ANY($2)`,
+		dataSource, topics)
+	if err != nil {
+		return nil, fmt.Errorf("read offsets of datasource %q: %w", dataSource, err)
+	}
+	out := domain.Offsets{}
+	var topic string
+	var part int32
+	var next int64
+	if _, err := pgx.ForEachRow(rows, []any{&topic, &part, &next}, func() error {
+		out[domain.TP(topic, part)] = next
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("read offsets of datasource %q: %w", dataSource, err)

@@ -36,15 +36,15 @@ func usedIDs(t *testing.T, s *pgstore.Store) []string {
 func TestReplaceSwapsExactlyTheSetItRead(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t), context.Background()
-	p0 := publication(0, domain.Offsets{0: 0}, domain.Offsets{0: 10})
-	p1 := publication(1, domain.Offsets{0: 10}, domain.Offsets{0: 20})
+	p0 := publication(0, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 10})
+	p1 := publication(1, domain.Offsets{domain.P(0): 10}, domain.Offsets{domain.P(0): 20})
 	for _, p := range []pgstore.Publication{p0, p1} {
 		_, err := s.Publish(ctx, p)
 		require.NoError(t, err)
 	}
 	read := []string{p0.Segments[0].ID, p1.Segments[0].ID}
 	// Appended after the compaction read its set.
-	p2 := publication(2, domain.Offsets{0: 20}, domain.Offsets{0: 30})
+	p2 := publication(2, domain.Offsets{domain.P(0): 20}, domain.Offsets{domain.P(0): 30})
 	_, err := s.Publish(ctx, p2)
 	require.NoError(t, err)
 

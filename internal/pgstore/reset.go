@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // ResetOffsets stores offsets as the next offsets of exactly those
-// partitions of the datasource's topic; other partitions keep theirs. It
+// partitions of the datasource's topic (or, for partitions that name their
+// topic, of theirs); other partitions keep theirs. It
 // holds the datasource's publish lock, so a reset and a publish never
 // interleave: a publish after the reset is checked against the new offsets.
 func (s *Store) ResetOffsets(ctx context.Context, dataSource, topic string, offsets domain.Offsets) error {
@@ -26,7 +28,7 @@ func (s *Store) ResetOffsets(ctx context.Context, dataSource, topic string, offs
 		for _, part := range offsets.Partitions() {
 			batch.Queue(`INSERT INTO datasource_offsets (datasource, topic, partition, next_offset) VALUES ($1, $2, $3, $4)
 				ON CONFLICT (datasource, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-				dataSource, topic, part, offsets[part])
+				dataSource, cmp.Or(part.Topic, topic), part.Partition, offsets[part])
 		}
 		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 			return fmt.Errorf("write offsets: %w", err)

@@ -13,18 +13,18 @@ import (
 func TestResetOffsetsSetsOnlyTheGivenPartitions(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t), context.Background()
-	_, err := s.Publish(ctx, publication(0, domain.Offsets{0: 0, 1: 0, 2: 0}, domain.Offsets{0: 10, 1: 20, 2: 30}))
+	_, err := s.Publish(ctx, publication(0, domain.Offsets{domain.P(0): 0, domain.P(1): 0, domain.P(2): 0}, domain.Offsets{domain.P(0): 10, domain.P(1): 20, domain.P(2): 30}))
 	require.NoError(t, err)
 
 	// Backwards, forwards, and a partition that had no offset yet.
-	require.NoError(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{0: 3, 2: 40, 5: 7}))
+	require.NoError(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{domain.P(0): 3, domain.P(2): 40, domain.P(5): 7}))
 
 	offsets, err := s.Offsets(ctx, "ds", "topic")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 3, 1: 20, 2: 40, 5: 7}, offsets)
+	require.Equal(t, domain.Offsets{domain.P(0): 3, domain.P(1): 20, domain.P(2): 40, domain.P(5): 7}, offsets)
 
 	// A publish from the reset offsets is accepted.
-	_, err = s.Publish(ctx, publication(1, domain.Offsets{0: 3, 1: 20}, domain.Offsets{0: 5, 1: 21}))
+	_, err = s.Publish(ctx, publication(1, domain.Offsets{domain.P(0): 3, domain.P(1): 20}, domain.Offsets{domain.P(0): 5, domain.P(1): 21}))
 	require.NoError(t, err)
 
 	// Other datasources and topics are untouched.
@@ -36,12 +36,12 @@ func TestResetOffsetsSetsOnlyTheGivenPartitions(t *testing.T) {
 func TestResetOffsetsRefusesNegativeOffsetsAndStoresNothing(t *testing.T) {
 	t.Parallel()
 	s, ctx := newStore(t), context.Background()
-	require.NoError(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{0: 1, 1: 1}))
+	require.NoError(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{domain.P(0): 1, domain.P(1): 1}))
 
-	require.Error(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{0: 5, 1: -1}))
+	require.Error(t, s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{domain.P(0): 5, domain.P(1): -1}))
 	offsets, err := s.Offsets(ctx, "ds", "topic")
 	require.NoError(t, err)
-	require.Equal(t, domain.Offsets{0: 1, 1: 1}, offsets, "one transaction: all or nothing")
+	require.Equal(t, domain.Offsets{domain.P(0): 1, domain.P(1): 1}, offsets, "one transaction: all or nothing")
 }
 
 // The reset waits for the datasource's publish lock: while another
@@ -58,10 +58,10 @@ func TestResetOffsetsAndPublishShareTheDatasourceLock(t *testing.T) {
 	require.NoError(t, err)
 
 	reset := make(chan error, 1)
-	go func() { reset <- s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{0: 10}) }()
+	go func() { reset <- s.ResetOffsets(ctx, "ds", "topic", domain.Offsets{domain.P(0): 10}) }()
 	published := make(chan error, 1)
 	go func() {
-		_, err := s.Publish(ctx, publication(0, domain.Offsets{0: 10}, domain.Offsets{0: 12}))
+		_, err := s.Publish(ctx, publication(0, domain.Offsets{domain.P(0): 10}, domain.Offsets{domain.P(0): 12}))
 		published <- err
 	}()
 	select {
@@ -79,7 +79,7 @@ func TestResetOffsetsAndPublishShareTheDatasourceLock(t *testing.T) {
 	require.NoError(t, <-published)
 	offsets, err := s.Offsets(ctx, "ds", "topic")
 	require.NoError(t, err)
-	require.Contains(t, []int64{10, 12}, offsets[0])
+	require.Contains(t, []int64{10, 12}, offsets[domain.P(0)])
 }
 
 func TestResetOffsetsWithNothingIsANoop(t *testing.T) {

@@ -11,14 +11,17 @@ import (
 // to the worker's metrics (lag and unpublished). Runs that record
 // watchVersion use Watch instead.
 type DiscoverInput struct {
-	Topic        string
+	Topic string
+	// TopicPattern, when set instead of Topic, looks at every topic whose
+	// name matches it (domain.IOConfig.TopicPattern).
+	TopicPattern string `json:",omitempty"`
 	SupervisorID string
 	DataSource   string
 }
 
 // DiscoverResult lists the topic's partitions and their offset bounds.
 type DiscoverResult struct {
-	Partitions []int32
+	Partitions []domain.Partition
 	Earliest   domain.Offsets
 	Latest     domain.Offsets
 }
@@ -28,6 +31,7 @@ type StartOffsetsInput struct {
 	SupervisorID      string
 	DataSource        string
 	Topic             string
+	TopicPattern      string `json:",omitempty"`
 	UseEarliestOffset bool
 }
 
@@ -113,9 +117,10 @@ type GroupClosed struct {
 // ResetOffsetsInput moves a datasource's stored offsets. Targets maps a
 // partition to "earliest", "latest" or a decimal offset.
 type ResetOffsetsInput struct {
-	DataSource string
-	Topic      string
-	Targets    map[int32]string
+	DataSource   string
+	Topic        string
+	TopicPattern string `json:",omitempty"`
+	Targets      map[domain.Partition]string
 }
 
 // ResetOffsetsResult holds the offsets now stored for the reset partitions.

@@ -99,6 +99,7 @@ type WatchInput struct {
 	SupervisorID string
 	DataSource   string
 	Topic        string
+	TopicPattern string `json:",omitempty"`
 	// Every is how often Watch looks (ioConfig.period).
 	Every  time.Duration
 	MaxRun time.Duration
@@ -128,7 +129,7 @@ type WatchAutoScaler struct {
 // whether Kafka answers, which of its groups run, and whether every
 // partition has been read to its end.
 type WatchView struct {
-	Partitions []int32
+	Partitions []domain.Partition
 	// Problem is why the topic cannot be read ("" when it can), with the
 	// error's type (domain.ErrTopicNotFound, or "" for others).
 	Problem     string

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"handoff/internal/domain"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -106,11 +108,11 @@ func TestProgressAndStateShowInTheSnapshot(t *testing.T) {
 	h, err := tr.Begin(context.Background(), Work{Kind: Consume, Supervisor: "s", Sequence: "s_g0_s1"})
 	require.NoError(t, err)
 	h.SetState(StateReading)
-	h.Progress(map[int32]int64{0: 42}, 10, 1000)
+	h.Progress(domain.Offsets{domain.P(0): 42}, 10, 1000)
 	s := tr.Snapshot()
 	require.Len(t, s.Active, 1)
 	require.Equal(t, StateReading, s.Active[0].State)
-	require.Equal(t, int64(42), s.Active[0].Offsets[0])
+	require.Equal(t, int64(42), s.Active[0].Offsets[domain.P(0)])
 	require.Equal(t, int64(1000), s.InFlightBytes)
 	h.End(nil)
 	h.End(nil) // twice is harmless

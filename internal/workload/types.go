@@ -58,19 +58,19 @@ type Limits struct {
 
 // Work describes one running activity.
 type Work struct {
-	ID         string         `json:"id"` // workflow id / activity id
-	Kind       Kind           `json:"kind"`
-	Supervisor string         `json:"supervisor"`
-	Group      int            `json:"group"`
-	Partitions []int32        `json:"partitions"`
-	Sequence   string         `json:"sequence"`
-	State      string         `json:"state"`
-	StartedAt  time.Time      `json:"startedAt"`
-	StateSince time.Time      `json:"stateSince"`
-	Offsets    domain.Offsets `json:"offsets,omitempty"` // progress: next offset per partition
-	Rows       int64          `json:"rows"`
-	Bytes      int64          `json:"bytes"` // held in memory now
-	Attempt    int32          `json:"attempt"`
+	ID         string             `json:"id"` // workflow id / activity id
+	Kind       Kind               `json:"kind"`
+	Supervisor string             `json:"supervisor"`
+	Group      int                `json:"group"`
+	Partitions []domain.Partition `json:"partitions"`
+	Sequence   string             `json:"sequence"`
+	State      string             `json:"state"`
+	StartedAt  time.Time          `json:"startedAt"`
+	StateSince time.Time          `json:"stateSince"`
+	Offsets    domain.Offsets     `json:"offsets,omitempty"` // progress: next offset per partition
+	Rows       int64              `json:"rows"`
+	Bytes      int64              `json:"bytes"` // held in memory now
+	Attempt    int32              `json:"attempt"`
 }
 
 // Failure is one recent failed activity.

@@ -129,7 +129,7 @@ func TestUnknownSupervisorNamesTheRunningOnes(t *testing.T) {
 func TestCheckpointPrintsEachGroupsOutcome(t *testing.T) {
 	t.Parallel()
 	fc := &fakeClient{updateResult: workflows.CheckpointResult{Groups: []workflows.GroupCheckpointResult{
-		{Group: 0, Outcome: workflows.CheckpointRecorded, SequenceID: 4, End: domain.Offsets{0: 1200, 2: 880}},
+		{Group: 0, Outcome: workflows.CheckpointRecorded, SequenceID: 4, End: domain.Offsets{domain.P(0): 1200, domain.P(2): 880}},
 		{Group: 1, Outcome: workflows.CheckpointEmpty},
 		{Group: 2, Outcome: workflows.CheckpointNotRunning},
 		{Group: 3, Outcome: workflows.CheckpointTimedOut},
@@ -240,8 +240,8 @@ func TestStatusJSONIsTheStruct(t *testing.T) {
 	// The offsets as the supervisor has them; lag and unpublished as
 	// internal/lagview works them out (the sample's are made up).
 	want := sampleStatus()
-	want.PartitionLag, want.Lag = map[int32]int64{0: 10, 1: 0, 2: 4}, 14
-	want.PartitionUnpublished, want.Unpublished = map[int32]int64{0: 20, 1: 0, 2: 3}, 23
+	want.PartitionLag, want.Lag = map[domain.Partition]int64{domain.P(0): 10, domain.P(1): 0, domain.P(2): 4}, 14
+	want.PartitionUnpublished, want.Unpublished = map[domain.Partition]int64{domain.P(0): 20, domain.P(1): 0, domain.P(2): 3}, 23
 	assert.Equal(t, want, got)
 }
 
@@ -255,19 +255,19 @@ func sampleStatus() workflows.SupervisorStatus {
 	return workflows.SupervisorStatus{
 		ID: "orders", DataSource: "orders_ds", Topic: "orders", State: workflows.StateRunning,
 		DetailedState: "APPLYING_SPEC", PendingSpec: true,
-		Partitions: []int32{0, 1, 2},
+		Partitions: []domain.Partition{domain.P(0), domain.P(1), domain.P(2)},
 		Groups: []workflows.GroupStatus{
-			{Group: 0, WorkflowID: "supervisor/orders/group-0", Generation: 1, Partitions: []int32{0, 2}, Running: true,
+			{Group: 0, WorkflowID: "supervisor/orders/group-0", Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(2)}, Running: true,
 				Sequences: []workflows.SequenceStatus{
-					{Sequence: domain.Sequence{ID: 3, Start: domain.Offsets{0: 50, 2: 0}, End: domain.Offsets{0: 100, 2: 0}}, Rows: 50, Chunks: 2},
-					{Sequence: domain.Sequence{ID: 4, Start: domain.Offsets{0: 100, 2: 0}}, Rows: 23, Chunks: 1},
+					{Sequence: domain.Sequence{ID: 3, Start: domain.Offsets{domain.P(0): 50, domain.P(2): 0}, End: domain.Offsets{domain.P(0): 100, domain.P(2): 0}}, Rows: 50, Chunks: 2},
+					{Sequence: domain.Sequence{ID: 4, Start: domain.Offsets{domain.P(0): 100, domain.P(2): 0}}, Rows: 23, Chunks: 1},
 				}},
-			{Group: 1, WorkflowID: "supervisor/orders/group-1", Generation: 2, Partitions: []int32{1}, Failures: 3},
+			{Group: 1, WorkflowID: "supervisor/orders/group-1", Generation: 2, Partitions: []domain.Partition{domain.P(1)}, Failures: 3},
 		},
-		Committed:    domain.Offsets{0: 100, 1: 40},
-		Current:      domain.Offsets{0: 120, 1: 40, 2: 3},
-		Latest:       domain.Offsets{0: 130, 1: 40, 2: 7},
-		PartitionLag: map[int32]int64{0: 30, 1: 0, 2: 7},
+		Committed:    domain.Offsets{domain.P(0): 100, domain.P(1): 40},
+		Current:      domain.Offsets{domain.P(0): 120, domain.P(1): 40, domain.P(2): 3},
+		Latest:       domain.Offsets{domain.P(0): 130, domain.P(1): 40, domain.P(2): 7},
+		PartitionLag: map[domain.Partition]int64{domain.P(0): 30, domain.P(1): 0, domain.P(2): 7},
 		Lag:          37,
 		Read:         workflows.ReadTotals{Records: 200, Rows: 190, Unparseable: 4, ThrownAway: 6},
 		Published:    workflows.PublishTotals{Sequences: 1, Segments: 2, Rows: 140},

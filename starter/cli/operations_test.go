@@ -58,11 +58,11 @@ func TestReset(t *testing.T) {
 		{[]string{"--to", "earliest"}, workflows.ResetRequest{All: "earliest"}},
 		{[]string{"--to", "latest", "--force"}, workflows.ResetRequest{All: "latest", Force: true}},
 		{[]string{"--partition", "0=earliest", "--partition", "3=01200", "--partition", "2=latest"},
-			workflows.ResetRequest{Partitions: map[int32]string{0: "earliest", 3: "1200", 2: "latest"}}},
+			workflows.ResetRequest{Partitions: map[domain.Partition]string{domain.P(0): "earliest", domain.P(3): "1200", domain.P(2): "latest"}}},
 	}
 	for _, tt := range tests {
 		fc := &fakeClient{updateResult: workflows.ResetResult{
-			Offsets: domain.Offsets{0: 0, 3: 1200}, DroppedSequences: 2, Message: "offsets moved; resume to read from them",
+			Offsets: domain.Offsets{domain.P(0): 0, domain.P(3): 1200}, DroppedSequences: 2, Message: "offsets moved; resume to read from them",
 		}}
 		r := runCLI(t, runOpts{dial: dialTo(fc, nil)}, append([]string{"reset", "orders"}, tt.args...)...)
 		require.Equal(t, ExitOK, r.code, "%v: %s", tt.args, r.stderr)
@@ -79,7 +79,7 @@ PARTITION  OFFSET
 
 func TestResetJSON(t *testing.T) {
 	t.Parallel()
-	fc := &fakeClient{updateResult: workflows.ResetResult{Offsets: domain.Offsets{0: 5}, Message: "ok"}}
+	fc := &fakeClient{updateResult: workflows.ResetResult{Offsets: domain.Offsets{domain.P(0): 5}, Message: "ok"}}
 	r := runCLI(t, runOpts{dial: dialTo(fc, nil)}, "reset", "orders", "--to", "latest", "-o", "json")
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	assert.JSONEq(t, `{"supervisorId": "orders", "offsets": {"0": 5}, "droppedSequences": 0, "message": "ok"}`, r.stdout)

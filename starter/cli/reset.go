@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
@@ -64,14 +65,14 @@ func resetRequest(partitions []string, to string, force bool) (workflows.ResetRe
 	case to != "":
 		return req, nil
 	}
-	req.Partitions = make(map[int32]string, len(partitions))
+	req.Partitions = make(map[domain.Partition]string, len(partitions))
 	for _, arg := range partitions {
 		p, target, err := parsePartitionReset(arg)
 		if err != nil {
 			return req, err
 		}
 		if _, dup := req.Partitions[p]; dup {
-			return req, usageErrorf("--partition %q: partition %d is given twice", arg, p)
+			return req, usageErrorf("--partition %q: partition %s is given twice", arg, p)
 		}
 		req.Partitions[p] = target
 	}
@@ -80,25 +81,26 @@ func resetRequest(partitions []string, to string, force bool) (workflows.ResetRe
 
 // parsePartitionReset parses "P=earliest", "P=latest" or "P=OFFSET"; an
 // offset comes back in canonical decimal, as ResetRequest wants.
-func parsePartitionReset(arg string) (int32, string, error) {
+// P is a partition number, or TOPIC:N for a topicPattern supervisor.
+func parsePartitionReset(arg string) (domain.Partition, string, error) {
 	ps, target, ok := strings.Cut(arg, "=")
 	if !ok {
-		return 0, "", usageErrorf("--partition %q: want P=earliest|latest|OFFSET, e.g. 0=earliest or 3=1200", arg)
+		return domain.Partition{}, "", usageErrorf("--partition %q: want P=earliest|latest|OFFSET, e.g. 0=earliest or 3=1200 (TOPIC:P=... with a topicPattern)", arg)
 	}
-	p, err := strconv.ParseInt(strings.TrimSpace(ps), 10, 32)
-	if err != nil || p < 0 {
-		return 0, "", usageErrorf("--partition %q: partition %q is not a partition number (0 or more)", arg, ps)
+	p, err := domain.ParsePartition(strings.TrimSpace(ps))
+	if err != nil {
+		return domain.Partition{}, "", usageErrorf("--partition %q: partition %q is not a partition number (0 or more) or TOPIC:NUMBER", arg, ps)
 	}
 	target = strings.TrimSpace(target)
 	switch target {
 	case workflows.ResetEarliest, workflows.ResetLatest:
-		return int32(p), target, nil
+		return p, target, nil
 	}
 	off, err := strconv.ParseInt(target, 10, 64)
 	if err != nil || off < 0 {
-		return 0, "", usageErrorf("--partition %q: %q is not earliest, latest or an offset (0 or more)", arg, target)
+		return domain.Partition{}, "", usageErrorf("--partition %q: %q is not earliest, latest or an offset (0 or more)", arg, target)
 	}
-	return int32(p), strconv.FormatInt(off, 10), nil
+	return p, strconv.FormatInt(off, 10), nil
 }
 
 type resetResult struct {
@@ -121,7 +123,7 @@ func (r resetResult) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nPARTITION\tOFFSET")
 	for _, p := range r.Offsets.Partitions() {
-		fmt.Fprintf(tw, "%d\t%d\n", p, r.Offsets[p])
+		fmt.Fprintf(tw, "%s\t%d\n", p, r.Offsets[p])
 	}
 	return tw.Flush()
 }

@@ -43,20 +43,20 @@ func segmentsDB(t *testing.T) string {
 	}
 	for _, p := range []pgstore.Publication{{
 		SequenceName: "orders_0_1", SupervisorID: "orders", DataSource: "orders_ds", Topic: "orders", Group: 0, SequenceID: 1,
-		Start: domain.Offsets{0: 0}, End: domain.Offsets{0: 350}, Rows: 350,
+		Start: domain.Offsets{domain.P(0): 0}, End: domain.Offsets{domain.P(0): 350}, Rows: 350,
 		Segments: []pgstore.Segment{
 			seg("s1", "orders_ds", "2024-05-01T01:00:00Z", "2024-05-01T02:00:00Z", "orders_0_1", 250, 1572864),
 			seg("s0", "orders_ds", "2024-05-01T00:00:00Z", "2024-05-01T01:00:00Z", "orders_0_1", 100, 2048),
 		},
 	}, {
 		SequenceName: "orders_0_2", SupervisorID: "orders", DataSource: "orders_ds", Topic: "orders", Group: 0, SequenceID: 2,
-		Start: domain.Offsets{0: 350}, End: domain.Offsets{0: 357}, Rows: 7,
+		Start: domain.Offsets{domain.P(0): 350}, End: domain.Offsets{domain.P(0): 357}, Rows: 7,
 		Segments: []pgstore.Segment{
 			seg("s2", "orders_ds", "2024-05-02T00:00:00Z", "2024-05-03T00:00:00Z", "orders_0_2", 7, 500),
 		},
 	}, {
 		SequenceName: "other_0_1", SupervisorID: "other", DataSource: "other_ds", Topic: "other", Group: 0, SequenceID: 1,
-		Start: domain.Offsets{0: 0}, End: domain.Offsets{0: 5}, Rows: 5,
+		Start: domain.Offsets{domain.P(0): 0}, End: domain.Offsets{domain.P(0): 5}, Rows: 5,
 		Segments: []pgstore.Segment{
 			seg("o1", "other_ds", "2024-05-01T10:15:30.5Z", "2024-05-01T10:20:00Z", "other_0_1", 5, 100),
 		},

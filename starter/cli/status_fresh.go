@@ -45,7 +45,7 @@ type freshStatus struct {
 	HeartbeatAt time.Time `json:"heartbeatAt,omitzero"`
 }
 
-// kafkaLatest reads a topic's latest offsets (the next offset of each
+// kafkaLatest reads a supervisor's latest offsets (the next offset of each
 // partition) as the worker's Discover and Watch do.
 type kafkaLatest struct {
 	c     *hkafka.Client
@@ -53,17 +53,13 @@ type kafkaLatest struct {
 	err   error // why there is no client
 }
 
-func (k *kafkaLatest) latest(ctx context.Context, topic string) (domain.Offsets, error) {
+func (k *kafkaLatest) latest(ctx context.Context, io domain.IOConfig) (domain.Offsets, error) {
 	if k.err != nil {
 		return nil, k.err
 	}
 	ctx, cancel := context.WithTimeout(ctx, kafkaTimeout)
 	defer cancel()
-	parts, err := k.c.Partitions(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	_, latest, err := k.c.Bounds(ctx, topic, parts)
+	_, _, latest, err := k.c.Look(ctx, io)
 	return latest, err
 }
 
@@ -99,7 +95,7 @@ func freshen(ctx context.Context, c client.Client, k *kafkaLatest, st workflows.
 	f.HeartbeatAt = beatAt
 	current := lagview.Furthest(st.Current, beats)
 	latest, latestAt := st.Latest, st.LatestAt
-	if l, err := k.latest(ctx, st.Topic); err == nil {
+	if l, err := k.latest(ctx, statusSource(st)); err == nil {
 		latest, latestAt, f.LatestFrom = l, now, latestFromKafka
 	} else {
 		f.KafkaError = redact.Error(err).Error()
@@ -158,4 +154,14 @@ func consumeHeartbeats(ctx context.Context, c client.Client, groups []workflows.
 		}
 	}
 	return lagview.Furthest(reports...), newest
+}
+
+// statusSource is what the supervisor reads, from its spec or, for a
+// status without one, its topic.
+func statusSource(st workflows.SupervisorStatus) domain.IOConfig {
+	io := st.Spec.IOConfig
+	if io.Topic == "" && !io.MultiTopic() {
+		io.Topic = st.Topic
+	}
+	return io
 }

@@ -69,9 +69,9 @@ func TestStatusReadsLatestFromKafkaAndCurrentFromHeartbeats(t *testing.T) {
 
 	beat := watchStart.Add(-3 * time.Second)
 	fc := &fakeClient{status: sampleStatus(), executions: map[string]*workflowservice.DescribeWorkflowExecutionResponse{
-		"supervisor/orders/group-0": consuming(t, "Consume", domain.Offsets{0: 160, 2: 5}, beat),
+		"supervisor/orders/group-0": consuming(t, "Consume", domain.Offsets{domain.P(0): 160, domain.P(2): 5}, beat),
 		// A publish heartbeats its sequence's end: not a read position.
-		"supervisor/orders/group-1": consuming(t, "Publish", domain.Offsets{1: 999}, beat),
+		"supervisor/orders/group-1": consuming(t, "Publish", domain.Offsets{domain.P(1): 999}, beat),
 	}}
 	env := map[string]string{"KAFKA_BROKERS": b.Addrs()[0]}
 	r := runCLI(t, runOpts{dial: dialTo(fc, nil), env: env, now: func() time.Time { return watchStart }}, "status", "orders")
@@ -90,10 +90,10 @@ latest read from Kafka at 2026-01-02T03:04:05Z; current: the supervisor's and th
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	var got freshStatus
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
-	assert.Equal(t, domain.Offsets{0: 160, 1: 40, 2: 5}, got.Current)
-	assert.Equal(t, domain.Offsets{0: 170, 1: 45, 2: 7}, got.Latest)
-	assert.Equal(t, map[int32]int64{0: 10, 1: 5, 2: 2}, got.PartitionLag)
-	assert.Equal(t, map[int32]int64{0: 60, 1: 0, 2: 5}, got.PartitionUnpublished)
+	assert.Equal(t, domain.Offsets{domain.P(0): 160, domain.P(1): 40, domain.P(2): 5}, got.Current)
+	assert.Equal(t, domain.Offsets{domain.P(0): 170, domain.P(1): 45, domain.P(2): 7}, got.Latest)
+	assert.Equal(t, map[domain.Partition]int64{domain.P(0): 10, domain.P(1): 5, domain.P(2): 2}, got.PartitionLag)
+	assert.Equal(t, map[domain.Partition]int64{domain.P(0): 60, domain.P(1): 0, domain.P(2): 5}, got.PartitionUnpublished)
 	assert.Equal(t, int64(17), got.Lag)
 	assert.Equal(t, int64(65), got.Unpublished)
 	assert.Equal(t, latestFromKafka, got.LatestFrom)
@@ -110,7 +110,7 @@ func TestStatusWithoutKafkaNeverShowsCurrentBeyondLatest(t *testing.T) {
 	st := sampleStatus()
 	st.LatestAt = watchStart.Add(-25 * time.Second)
 	fc := &fakeClient{status: st, executions: map[string]*workflowservice.DescribeWorkflowExecutionResponse{
-		"supervisor/orders/group-0": consuming(t, "ConsumeStream", domain.Offsets{0: 150, 2: 7}, watchStart.Add(-time.Second)),
+		"supervisor/orders/group-0": consuming(t, "ConsumeStream", domain.Offsets{domain.P(0): 150, domain.P(2): 7}, watchStart.Add(-time.Second)),
 	}}
 	r := runCLI(t, runOpts{dial: dialTo(fc, nil), env: noKafka, now: func() time.Time { return watchStart }}, "status", "orders")
 	require.Equal(t, ExitOK, r.code, r.stderr)

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
@@ -31,7 +32,7 @@ func writeStatus(w io.Writer, f freshStatus) error {
 		if slices.Contains(s.LatestRaised, p) {
 			latest += "*"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", p, offset(c, hasC), offset(cur, hasCur), latest, figure(s.PartitionLag, p), figure(s.PartitionUnpublished, p))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p, offset(c, hasC), offset(cur, hasCur), latest, figure(s.PartitionLag, p), figure(s.PartitionUnpublished, p))
 	}
 	fmt.Fprintf(tw, "total\t\t\t\t%d\t%d\n", s.Lag, s.Unpublished)
 	if err := tw.Flush(); err != nil {
@@ -45,7 +46,7 @@ func writeStatus(w io.Writer, f freshStatus) error {
 
 	fmt.Fprintln(tw, "\nGROUP\tGEN\tPARTITIONS\tRUNNING\tFAILURES\tSEQUENCES")
 	for _, g := range s.Groups {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%s\n", g.Group, g.Generation, joinInt32(g.Partitions), yesNo(g.Running), g.Failures, sequences(g.Sequences))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%d\t%s\n", g.Group, g.Generation, joinPartitions(g.Partitions), yesNo(g.Running), g.Failures, sequences(g.Sequences))
 	}
 
 	for _, g := range s.Groups {
@@ -64,7 +65,7 @@ func writeStatus(w io.Writer, f freshStatus) error {
 			if x.Recreated {
 				skipped += " (topic recreated)"
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", x.Time.UTC().Format(time.RFC3339), x.Group, x.Partition, x.From, x.To, skipped)
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\n", x.Time.UTC().Format(time.RFC3339), x.Group, x.Partition, x.From, x.To, skipped)
 		}
 	}
 
@@ -86,7 +87,7 @@ func writeStatus(w io.Writer, f freshStatus) error {
 
 // figure is a partition's lag or unpublished count, "-" when unknown (no
 // latest offset, or nothing known of where its group reads).
-func figure(m map[int32]int64, p int32) string {
+func figure(m map[domain.Partition]int64, p domain.Partition) string {
 	if v, ok := m[p]; ok {
 		return strconv.FormatInt(v, 10)
 	}
@@ -120,8 +121,8 @@ func offsetsRead(f freshStatus) string {
 func statusTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // statusPartitions is every partition the status mentions, in order.
-func statusPartitions(s workflows.SupervisorStatus) []int32 {
-	set := map[int32]bool{}
+func statusPartitions(s workflows.SupervisorStatus) []domain.Partition {
+	set := map[domain.Partition]bool{}
 	for _, p := range s.Partitions {
 		set[p] = true
 	}
@@ -134,7 +135,7 @@ func statusPartitions(s workflows.SupervisorStatus) []int32 {
 	for p := range s.Latest {
 		set[p] = true
 	}
-	return slices.Sorted(maps.Keys(set))
+	return slices.SortedFunc(maps.Keys(set), domain.ComparePartitions)
 }
 
 func offset(v int64, ok bool) string {
@@ -144,10 +145,10 @@ func offset(v int64, ok bool) string {
 	return strconv.FormatInt(v, 10)
 }
 
-func joinInt32(ps []int32) string {
+func joinPartitions(ps []domain.Partition) string {
 	s := make([]string, len(ps))
 	for i, p := range ps {
-		s[i] = strconv.Itoa(int(p))
+		s[i] = p.String()
 	}
 	return strings.Join(s, ",")
 }

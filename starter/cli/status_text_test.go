@@ -18,12 +18,12 @@ func TestStatusTextShowsOutOfRangeAndResets(t *testing.T) {
 	s := workflows.SupervisorStatus{
 		ID: "wiki", Topic: "wiki", DataSource: "wiki", State: workflows.StateUnhealthyTasks,
 		Groups: []workflows.GroupStatus{
-			{Group: 0, Partitions: []int32{0}},
-			{Group: 1, Partitions: []int32{1}, OutOfRange: &domain.OutOfRange{Partition: 1, Offset: 1500, Earliest: 0, Latest: 100}},
+			{Group: 0, Partitions: []domain.Partition{domain.P(0)}},
+			{Group: 1, Partitions: []domain.Partition{domain.P(1)}, OutOfRange: &domain.OutOfRange{Partition: 1, Offset: 1500, Earliest: 0, Latest: 100}},
 		},
 		OffsetResets: []workflows.OffsetResetRecord{
-			{Time: at, Group: 0, Partition: 0, From: 1000, To: 1400, Skipped: 400},
-			{Time: at, Group: 0, Partition: 2, From: 1500, To: 0, Skipped: 0, Recreated: true},
+			{Time: at, Group: 0, Partition: domain.P(0), From: 1000, To: 1400, Skipped: 400},
+			{Time: at, Group: 0, Partition: domain.P(2), From: 1500, To: 0, Skipped: 0, Recreated: true},
 		},
 	}
 	var out bytes.Buffer

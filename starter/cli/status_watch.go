@@ -117,7 +117,7 @@ func writeWatch(w io.Writer, l watchLine) error {
 
 	fmt.Fprintln(tw, "\nPARTITION\tLAG\tUNPUBLISHED")
 	for _, p := range statusPartitions(s) {
-		fmt.Fprintf(tw, "%d\t%s\t%s\n", p, figure(s.PartitionLag, p), figure(s.PartitionUnpublished, p))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p, figure(s.PartitionLag, p), figure(s.PartitionUnpublished, p))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
@@ -112,8 +113,8 @@ func TestWatchTableOfAnIdleSupervisor(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	st := workflows.SupervisorStatus{ID: "wiki", Topic: "wiki", DataSource: "wiki", State: workflows.StateIdle,
-		Partitions: []int32{0}, Committed: map[int32]int64{0: 5}, Latest: map[int32]int64{0: 5},
-		PartitionLag: map[int32]int64{0: 0}, PartitionUnpublished: map[int32]int64{0: 0}}
+		Partitions: []domain.Partition{domain.P(0)}, Committed: domain.Offsets{domain.P(0): 5}, Latest: domain.Offsets{domain.P(0): 5},
+		PartitionLag: map[domain.Partition]int64{domain.P(0): 0}, PartitionUnpublished: map[domain.Partition]int64{domain.P(0): 0}}
 	rate := 0.0
 	f := freshStatus{Time: watchStart, SupervisorStatus: st, LatestFrom: latestFromKafka}
 	f.LatestAt = watchStart

@@ -67,9 +67,9 @@ func tableDB(t *testing.T) (url, deep string) {
 		})
 		require.NoError(t, err)
 	}
-	publish("wiki", "wiki_ds", 0, 0, 0, 30, domain.Offsets{0: 0}, domain.Offsets{0: 30})
-	publish("wiki", "wiki_ds", 1, 0, 1, 20, domain.Offsets{1: 0}, domain.Offsets{1: 20})
-	publish("off", "off_ds", 0, 0, 0, 5, domain.Offsets{0: 0}, domain.Offsets{0: 5})
+	publish("wiki", "wiki_ds", 0, 0, 0, 30, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 30})
+	publish("wiki", "wiki_ds", 1, 0, 1, 20, domain.Offsets{domain.P(1): 0}, domain.Offsets{domain.P(1): 20})
+	publish("off", "off_ds", 0, 0, 0, 5, domain.Offsets{domain.P(0): 0}, domain.Offsets{domain.P(0): 5})
 	return url, deep
 }
 
