@@ -12,6 +12,20 @@ import (
 	"handoff/internal/protocol"
 )
 
+// goneTopic reports whether a fetch failed because a topicPattern's topic
+// was deleted. The partition then has nothing more to read: its fetcher
+// waits, reading nothing, until the read ends (ctx), and the supervisor,
+// which finds the topic gone at its next look, drains and lays out the
+// groups without it (workflows/supervisor_topics.go). A single topic gone
+// stays an error (TopicNotFound), as before.
+func goneTopic(ctx context.Context, io domain.IOConfig, err error) bool {
+	if !io.MultiTopic() || !errors.Is(err, kafka.ErrTopicNotFound) {
+		return false
+	}
+	<-ctx.Done()
+	return true
+}
+
 // outOfRange turns a fetch of partition p at offset that Kafka refused as
 // out of range into a non-retryable OffsetOutOfRange application error
 // whose details are a domain.OutOfRange (the partition's current bounds
@@ -29,6 +43,9 @@ import (
 // off, it records the error and what to run. Either way the stored offsets
 // only change by a publish's compare-and-swap or by that reset.
 func (a *Activities) outOfRange(ctx context.Context, in protocol.ConsumeInput, p domain.Partition, offset int64, err error) error {
+	if goneTopic(ctx, in.Spec.IOConfig, err) {
+		return nil
+	}
 	if !errors.Is(err, kafka.ErrOffsetOutOfRange) {
 		return err
 	}

@@ -50,7 +50,7 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 	run.state(workload.StateCommitting)
 	pub := pgstore.Publication{
 		SequenceName: name, SupervisorID: in.Spec.ID, DataSource: in.Spec.DataSchema.DataSource,
-		Topic: in.Spec.IOConfig.Topic, Group: in.Group, SequenceID: in.SequenceID,
+		Topic: in.Spec.IOConfig.Topic, Pattern: in.Spec.IOConfig.TopicPattern, Group: in.Group, SequenceID: in.SequenceID,
 		Start: in.Start, End: in.End, Segments: segs, Rows: rows,
 	}
 	switch {

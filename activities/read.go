@@ -90,7 +90,9 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p domain.Part
 			if ctx.Err() != nil {
 				return nil
 			}
-			return a.outOfRange(ctx, c.in, p, offset, err) // activities/outofrange.go; other errors unchanged
+			dctx, cancel := context.WithDeadline(ctx, deadline) // a gone topic waits out the chunk only
+			defer cancel()
+			return a.outOfRange(dctx, c.in, p, offset, err) // activities/outofrange.go; other errors unchanged
 		}
 		if len(res.Records) == 0 {
 			res.Recycle()

@@ -65,7 +65,7 @@ func (a *Activities) tableCommit(in protocol.PublishInput, name string, files []
 			lake.SummarySupervisor:   in.Spec.ID,
 			lake.SummarySequence:     name,
 			lake.SummaryTaskGroup:    strconv.Itoa(in.Group),
-			lake.SummaryTopic:        in.Spec.IOConfig.Topic,
+			lake.SummaryTopic:        in.Spec.IOConfig.Source(),
 			lake.SummaryStartOffsets: offsetsJSON(in.Start),
 			lake.SummaryEndOffsets:   offsetsJSON(in.End),
 			lake.SummaryOffsets:      offsetsJSON(after),

@@ -142,8 +142,13 @@ const (
 type SupervisorStatus struct {
 	ID         string `json:"id"`
 	DataSource string `json:"dataSource"`
-	Topic      string `json:"topic"`
-	State      string `json:"state"`
+	// Topic is the spec's topic, or its topicPattern between slashes.
+	Topic string `json:"topic"`
+	// Topics, with a topicPattern, are the matching topics read now;
+	// DeletedTopics are those that were deleted (supervisor_topics.go).
+	Topics        []string       `json:"topics,omitempty"`
+	DeletedTopics []DeletedTopic `json:"deletedTopics,omitempty"`
+	State         string         `json:"state"`
 	// DetailedState says more: e.g. LOST_CONTACT_WITH_STREAM, SUSPENDING,
 	// APPLYING_SPEC.
 	DetailedState string             `json:"detailedState"`

@@ -66,7 +66,7 @@ func (s *supervisor) discover(ctx workflow.Context) error {
 	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
 	var disc protocol.DiscoverResult
 	err := workflow.ExecuteActivity(actx, protocol.ActivityDiscover, protocol.DiscoverInput{
-		Topic: s.spec.IOConfig.Topic, SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource,
+		Topic: s.sourceTopic(), TopicPattern: s.sourcePattern(), SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource,
 	}).Get(ctx, &disc)
 	if err != nil {
 		return err
@@ -83,6 +83,7 @@ func (s *supervisor) applyPartitions(ctx workflow.Context, partitions []domain.P
 		s.c.Partitions = partitions
 		return s.layOutGroups(ctx)
 	}
+	s.dropGoneTopics(ctx, partitions)
 	var added []domain.Partition
 	for _, p := range partitions {
 		if !slices.Contains(s.c.Partitions, p) {
@@ -109,7 +110,7 @@ func (s *supervisor) startOffsets(ctx workflow.Context) (protocol.StartOffsetsRe
 	var res protocol.StartOffsetsResult
 	err := workflow.ExecuteActivity(actx, protocol.ActivityStartOffsets, protocol.StartOffsetsInput{
 		SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource,
-		Topic: s.spec.IOConfig.Topic, UseEarliestOffset: s.spec.IOConfig.UseEarliestOffset,
+		Topic: s.sourceTopic(), TopicPattern: s.sourcePattern(), UseEarliestOffset: s.spec.IOConfig.UseEarliestOffset,
 	}).Get(ctx, &res)
 	return res, err
 }
@@ -183,6 +184,7 @@ func (s *supervisor) addPartitions(ctx workflow.Context, added []domain.Partitio
 	}
 	s.c.Partitions = append(s.c.Partitions, added...)
 	slices.SortFunc(s.c.Partitions, domain.ComparePartitions)
+	s.topicBack(added)
 	s.recordError(ctx, fmt.Sprintf("new partitions %v joined their groups", added))
 	return nil
 }

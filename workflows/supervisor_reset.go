@@ -39,7 +39,7 @@ func (s *supervisor) updateReset(ctx workflow.Context, r ResetRequest) (ResetRes
 	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
 	var res protocol.ResetOffsetsResult
 	err = workflow.ExecuteActivity(actx, protocol.ActivityResetOffsets, protocol.ResetOffsetsInput{
-		DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Topic, Targets: targets,
+		DataSource: s.spec.DataSchema.DataSource, Topic: s.sourceTopic(), TopicPattern: s.sourcePattern(), Targets: targets,
 	}).Get(ctx, &res)
 	if err != nil {
 		return ResetResult{}, fmt.Errorf("reset offsets: %s", errorMessage(err))

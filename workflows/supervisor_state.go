@@ -48,6 +48,9 @@ type SupervisorCarry struct {
 	// Autoscaler is the lag-based autoscaler's state
 	// (supervisor_autoscale.go), nil until one is enabled.
 	Autoscaler *AutoscalerState `json:"autoscaler,omitempty"`
+	// DeletedTopics are a topicPattern's topics that were deleted
+	// (supervisor_topics.go), oldest first.
+	DeletedTopics []DeletedTopic `json:"deletedTopics,omitempty"`
 }
 
 // groupRecord is what the supervisor knows of one task group. Its

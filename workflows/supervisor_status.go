@@ -17,7 +17,8 @@ import (
 func (s *supervisor) status() SupervisorStatus {
 	view := s.lagView()
 	st := SupervisorStatus{
-		ID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Topic,
+		ID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Source(),
+		Topics: s.topics(), DeletedTopics: slices.Clone(s.c.DeletedTopics),
 		State: s.c.State, DetailedState: s.c.DetailedState, Spec: s.spec, PendingSpec: s.c.PendingSpec != nil,
 		Partitions: slices.Clone(s.c.Partitions),
 		Committed:  s.c.Committed.Clone(),
@@ -86,7 +87,7 @@ func (s *supervisor) publishVisibility(ctx workflow.Context) {
 	if s.c.State != s.visible {
 		err := workflow.UpsertTypedSearchAttributes(ctx,
 			saSupervisor.ValueSet(s.spec.ID), saDataSource.ValueSet(s.spec.DataSchema.DataSource),
-			saTopic.ValueSet(s.spec.IOConfig.Topic), saState.ValueSet(s.c.State))
+			saTopic.ValueSet(s.spec.IOConfig.Source()), saState.ValueSet(s.c.State))
 		if err != nil {
 			workflow.GetLogger(ctx).Warn("upsert search attributes", "error", err)
 		}
@@ -145,6 +146,9 @@ func (s *supervisor) details() string {
 	}
 	if a := st.Autoscaler; a != nil {
 		fmt.Fprintf(&b, "%s\n\n", a)
+	}
+	if line := TopicsLine(st); line != "" {
+		fmt.Fprintf(&b, "%s\n\n", line)
 	}
 	if n := len(st.RecentErrors); n > 0 {
 		fmt.Fprintf(&b, "last error: %s\n\n", st.RecentErrors[n-1].Message)

@@ -188,6 +188,8 @@ func (s *supervisor) validateSpec(ctx workflow.Context, r UpdateSpecRequest) err
 		return fmt.Errorf("dataSchema.dataSource: a supervisor keeps its datasource (%q); start a new supervisor for %q", s.spec.DataSchema.DataSource, n.DataSchema.DataSource)
 	case n.IOConfig.Topic != s.spec.IOConfig.Topic:
 		return fmt.Errorf("ioConfig.topic: a supervisor keeps its topic (%q); start a new supervisor for %q", s.spec.IOConfig.Topic, n.IOConfig.Topic)
+	case n.IOConfig.TopicPattern != s.spec.IOConfig.TopicPattern:
+		return fmt.Errorf("ioConfig.topicPattern: a supervisor keeps its topicPattern (%q); start a new supervisor for %q", s.spec.IOConfig.TopicPattern, n.IOConfig.TopicPattern)
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ type watchState struct {
 	watching   workflow.Future // the Watch in flight, or nil
 	cancel     workflow.CancelFunc
 	watchSeq   int    // watches started by this run
-	watchTopic string // the topic the watch in flight looks at
+	watchTopic string // the topic (or /pattern/) the watch in flight looks at
 	// watchTaskCount is the task count the watch in flight judges lag for.
 	watchTaskCount int
 	// startedIn[g] is the watch in flight when group g last started: what
@@ -122,7 +122,7 @@ func (s *supervisor) ensureWatch(ctx workflow.Context) {
 	// The task count matters only to the autoscaler: a run without one
 	// keeps its watch through a taskCount change, as runs before it did.
 	sameCount := s.watchTaskCount == s.spec.IOConfig.TaskCount || !s.spec.IOConfig.AutoScalerOn()
-	if s.watching != nil && s.watchTopic == s.spec.IOConfig.Topic && sameCount {
+	if s.watching != nil && s.watchTopic == s.spec.IOConfig.Source() && sameCount {
 		return
 	}
 	if s.watching != nil {
@@ -131,9 +131,9 @@ func (s *supervisor) ensureWatch(ctx workflow.Context) {
 	s.watchSeq++
 	wctx, cancel := workflow.WithCancel(ctx)
 	o := watchOptions
-	o.Summary = fmt.Sprintf("watch %s: partitions, groups, lag", s.spec.IOConfig.Topic)
+	o.Summary = fmt.Sprintf("watch %s: partitions, groups, lag", s.spec.IOConfig.Source())
 	in := protocol.WatchInput{
-		SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.spec.IOConfig.Topic,
+		SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource, Topic: s.sourceTopic(), TopicPattern: s.sourcePattern(),
 		Every: s.spec.IOConfig.Period.D(), MaxRun: watchMaxRun, Known: s.known(),
 		Starts:     lagview.Base(nil, s.sequenceStarts()...),
 		AutoScaler: s.watchAutoScaler(ctx),
@@ -142,7 +142,7 @@ func (s *supervisor) ensureWatch(ctx workflow.Context) {
 		in.FirstLookAfter = s.spec.IOConfig.Period.D()
 	}
 	s.watching = workflow.ExecuteActivity(workflow.WithActivityOptions(wctx, o), protocol.ActivityWatch, in)
-	s.cancel, s.watchTopic, s.watchTaskCount = cancel, s.spec.IOConfig.Topic, s.spec.IOConfig.TaskCount
+	s.cancel, s.watchTopic, s.watchTaskCount = cancel, s.spec.IOConfig.Source(), s.spec.IOConfig.TaskCount
 }
 
 // waitChange handles signals until the watch reports, something is due,

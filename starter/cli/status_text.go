@@ -58,6 +58,9 @@ func writeStatus(w io.Writer, f freshStatus) error {
 	if a := s.Autoscaler; a != nil {
 		fmt.Fprintf(tw, "\n%s\n", a)
 	}
+	if line := workflows.TopicsLine(s); line != "" {
+		fmt.Fprintf(tw, "\n%s\n", line)
+	}
 	if len(s.OffsetResets) > 0 {
 		fmt.Fprintln(tw, "\nOFFSET RESET\tGROUP\tPARTITION\tFROM\tTO\tSKIPPED")
 		for _, x := range s.OffsetResets {
