@@ -50,6 +50,9 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 	}
 	c.records++
 	c.bytesRead += int64(len(r.Value) + len(r.Key))
+	if spec.IOConfig.TopicDimension != "" {
+		c.parser.SetTopic(spec.IOConfig.TopicOf(p))
+	}
 	var addErr error
 	err := c.parser.Parse(r.Value, now, func(row domain.Row) {
 		if addErr == nil {

@@ -52,6 +52,9 @@ type Parser struct {
 	interned map[string]string
 	rollup   bool           // rows of equal time and dimensions combine
 	slab     []domain.Value // cells for the next rows (rollup off)
+
+	topic   topicDim // ioConfig.topicDimension (topic.go)
+	minDims int      // discovered dimensions every row has (the topic's)
 }
 
 // keyInfo is what a top-level field feeds: a slot read by a source (-1:

@@ -15,7 +15,7 @@ func (p *Parser) beginRow() {
 	clear(p.top)
 	clear(p.flatVals)
 	clear(p.dimVals[:p.lastDim])
-	p.lastDim = 0
+	p.lastDim = p.minDims
 }
 
 // setDim records a discovered dimension's value. Null and missing are the
@@ -188,6 +188,7 @@ func (p *Parser) dimensions(dims []domain.Value) error {
 		for i := range dims {
 			dims[i], _ = p.dimension("", domain.TypeString, p.dimVals[i])
 		}
+		p.setTopicDim(dims)
 		return nil
 	}
 	for i, c := range p.declared {
@@ -197,6 +198,7 @@ func (p *Parser) dimensions(dims []domain.Value) error {
 		}
 		dims[i] = v
 	}
+	p.setTopicDim(dims)
 	return nil
 }
 
