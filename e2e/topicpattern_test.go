@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,4 +159,63 @@ func (s *stack) publishedByTopic(spec domain.Spec) (byTopic map[string]int64, id
 		}
 	}
 	return byTopic, ids
+}
+
+// TestIdleTopicPatternCostsNoMoreHistory: a supervisor reading two topics
+// by pattern writes no more supervisor history while idle than one
+// reading one topic: the watch lists the topics at every look, and only a
+// change reaches history.
+func TestIdleTopicPatternCostsNoMoreHistory(t *testing.T) {
+	t.Parallel()
+	idle := map[string]int64{}
+	var mu sync.Mutex
+	t.Run("group", func(t *testing.T) {
+		for _, name := range []string{"single", "pattern"} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				s := newStack(t, 2, activities.Faults{})
+				spec := s.spec(1)
+				gen := eventgen.New(s.name, 20)
+				s.produce(gen, 500)
+				if name == "pattern" {
+					require.NoError(t, s.broker.CreateTopic(context.Background(), s.name+".x", 2))
+					spec.IOConfig.Topic, spec.IOConfig.TopicPattern = "", regexp.QuoteMeta(s.name)+`(\.x)?`
+					require.NoError(t, spec.Validate())
+					_, err := gen.Produce(context.Background(), s.brokers, s.name+".x", 0, 500, false)
+					require.NoError(t, err)
+				}
+				run := s.startSupervisor(spec)
+				s.waitCaughtUp(spec)
+				require.Eventually(t, func() bool { return s.status(spec).State == workflows.StateIdle }, time.Minute, 200*time.Millisecond)
+				id := workflows.SupervisorWorkflowID(spec.ID)
+				before := s.historyEvents(id)
+				time.Sleep(20 * time.Second)
+				n := s.historyEvents(id) - before
+				t.Logf("%s: %d supervisor history events in 20 s idle", name, n)
+				mu.Lock()
+				idle[name] = n
+				mu.Unlock()
+				s.stopAndWait(spec, run)
+				want := int64(500)
+				if name == "pattern" {
+					want = 1000
+				}
+				require.Equal(t, want, s.publishedOnce(spec), "events published, each once")
+			})
+		}
+	})
+	require.Contains(t, idle, "pattern")
+	require.LessOrEqual(t, idle["pattern"], idle["single"], "reading by pattern must not add history at rest")
+}
+
+// publishedOnce counts the events in the used segments, failing on one
+// published more than once.
+func (s *stack) publishedOnce(spec domain.Spec) int64 {
+	s.t.Helper()
+	var n int64
+	for id, c := range s.publishedIDCounts(spec) {
+		require.Equal(s.t, 1, c, "event %s published %d times", id, c)
+		n++
+	}
+	return n
 }
