@@ -3,6 +3,7 @@ package activities_test
 import (
 	"context"
 	"errors"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -76,4 +77,27 @@ func TestResetOffsetsOfAMissingTopicIsTopicNotFound(t *testing.T) {
 	var app *temporal.ApplicationError
 	require.True(t, errors.As(err, &app), "got %v", err)
 	require.Equal(t, domain.ErrTopicNotFound, app.Type())
+}
+
+// A topicPattern supervisor's reset names partitions with their topic, and
+// stores them under it.
+func TestResetOffsetsOfPatternPartitions(t *testing.T) {
+	t.Parallel()
+	acts, env := fixture(t)
+	ctx := context.Background()
+	in := protocol.ResetOffsetsInput{DataSource: "ds", TopicPattern: regexp.QuoteMeta(topic) + "|no-such-topic",
+		Targets: map[domain.Partition]string{domain.TP(topic, 0): "latest", domain.TP(topic, 1): "2"}}
+	v, err := env.ExecuteActivity(protocol.ActivityResetOffsets, in)
+	require.NoError(t, err)
+	var res protocol.ResetOffsetsResult
+	require.NoError(t, v.Get(&res))
+	want := domain.Offsets{domain.TP(topic, 0): 5, domain.TP(topic, 1): 2}
+	require.Equal(t, want, res.Offsets)
+	stored, err := acts.Store.TopicsOffsets(ctx, "ds", []string{topic})
+	require.NoError(t, err)
+	require.Equal(t, want, stored)
+
+	in.Targets = map[domain.Partition]string{domain.TP("no-such-topic", 0): "earliest"}
+	_, err = env.ExecuteActivity(protocol.ActivityResetOffsets, in)
+	require.ErrorContains(t, err, `topic "no-such-topic" partition 0: no such partition`)
 }

@@ -59,6 +59,9 @@ func TestReset(t *testing.T) {
 		{[]string{"--to", "latest", "--force"}, workflows.ResetRequest{All: "latest", Force: true}},
 		{[]string{"--partition", "0=earliest", "--partition", "3=01200", "--partition", "2=latest"},
 			workflows.ResetRequest{Partitions: map[domain.Partition]string{domain.P(0): "earliest", domain.P(3): "1200", domain.P(2): "latest"}}},
+		// A topicPattern supervisor's partitions name their topic.
+		{[]string{"--partition", "orders.eu:0=earliest", "--partition", "orders.us:3=1200"},
+			workflows.ResetRequest{Partitions: map[domain.Partition]string{domain.TP("orders.eu", 0): "earliest", domain.TP("orders.us", 3): "1200"}}},
 	}
 	for _, tt := range tests {
 		fc := &fakeClient{updateResult: workflows.ResetResult{
@@ -102,6 +105,8 @@ func TestResetUsageErrorsNameTheBadValue(t *testing.T) {
 		{[]string{"--partition", "0=-5"}, `"-5" is not earliest, latest or an offset`},
 		{[]string{"--partition", "0=1.5"}, `"1.5" is not earliest, latest or an offset`},
 		{[]string{"--partition", "1=5", "--partition", "1=latest"}, `--partition "1=latest": partition 1 is given twice`},
+		{[]string{"--partition", ":3=latest"}, `partition ":3" is not a partition number (0 or more) or TOPIC:NUMBER`},
+		{[]string{"--partition", "orders.eu:x=latest"}, `partition "orders.eu:x" is not a partition number`},
 	} {
 		r := runCLI(t, runOpts{}, append([]string{"reset", "orders"}, tt.args...)...) // dialing fails the test
 		assert.Equal(t, ExitUsage, r.code, "%v: %s", tt.args, r.stderr)

@@ -26,9 +26,11 @@ holds, or to an offset), or of every partition (--to). Give exactly one of
 the two. The supervisor refuses unless it is suspended (see suspend: its
 groups publish what they read first), or --force is given: then the groups
 reading those partitions end at once, and what they read but did not publish
-is dropped (read again from the new offsets). It prints the new offsets.`,
+is dropped (read again from the new offsets). It prints the new offsets.
+A supervisor reading by ioConfig.topicPattern names a partition TOPIC:P.`,
 		Example: `  starter suspend orders && starter reset orders --to latest && starter resume orders
-  starter reset orders --partition 0=earliest --partition 3=1200 --force`,
+  starter reset orders --partition 0=earliest --partition 3=1200 --force
+  starter reset all-orders --partition orders.eu:3=earliest --force`,
 		Args: exactlyOneID,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
 			req, err := resetRequest(partitions, to, force)
