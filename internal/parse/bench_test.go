@@ -42,3 +42,34 @@ func BenchmarkParseJSONDiscovery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseJSONTopicDimension is BenchmarkParseJSON and
+// BenchmarkParseJSONDiscovery with ioConfig.topicDimension, SetTopic called
+// before every message as a consumer switching partitions would.
+func BenchmarkParseJSONTopicDimension(b *testing.B) {
+	msg := []byte(`{"ts":"2024-02-29T12:34:56.789Z","page":"Main_Page","user":"bob","country":"fr","lang":"en","status":200,"bytes":5120,"agent":"curl/8.5.0"}`)
+	metrics := []domain.MetricSpec{{Type: domain.MetricCount, Name: "rows"}, {Type: domain.MetricLongSum, Name: "sum_bytes", FieldName: "bytes"}}
+	declared := schema("iso", domain.GranularityMinute, "page", "user", "country", "lang")
+	declared.DimensionsSpec.Dimensions = append(declared.DimensionsSpec.Dimensions, domain.DimensionSpec{Name: "status", Type: domain.TypeLong})
+	declared.MetricsSpec = metrics
+	discovery := schema("iso", domain.GranularityMinute)
+	discovery.MetricsSpec = metrics
+	for _, bc := range []struct {
+		name string
+		ds   domain.DataSchema
+	}{{"declared", declared}, {"discovery", discovery}} {
+		b.Run(bc.name, func(b *testing.B) {
+			io := jsonIO()
+			io.TopicDimension = "topic"
+			p := mustNew(b, bc.ds, io)
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				p.SetTopic("events")
+				if err := p.Parse(msg, now, func(domain.Row) {}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

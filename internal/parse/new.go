@@ -28,7 +28,6 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 	if err := p.checkSchema(ds); err != nil {
 		return nil, err
 	}
-	p.declareTopicDim(io.TopicDimension)
 	in := io.InputFormat
 	switch cmp.Or(in.Type, domain.InputJSON) {
 	case domain.InputJSON:
@@ -46,7 +45,7 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 		return nil, &domain.FieldError{Path: "ioConfig.inputFormat.type", Msg: fmt.Sprintf("%q is not an input format: want json or csv", in.Type)}
 	}
 	p.wire(ds)
-	p.discoverTopicDim(io.TopicDimension)
+	p.addTopicDim(io.TopicDimension)
 	p.freezeKeys()
 	return p, nil
 }

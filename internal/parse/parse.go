@@ -118,12 +118,18 @@ func (p *Parser) Parse(value []byte, now time.Time, emit func(domain.Row)) error
 
 // Schema is the declared schema or, with discovery, the dimensions
 // discovered so far (string columns, in first-seen order) plus the
-// metrics. Rows emitted before have no more dimensions than it.
+// metrics; with ioConfig.topicDimension, its column too (topic.go). Rows
+// emitted before have no more dimensions than it.
 func (p *Parser) Schema() domain.Schema {
+	return domain.Schema{Dims: p.dimColumns(), Metrics: p.metrics}
+}
+
+// dimColumns is the declared dimensions, or the ones discovered so far.
+func (p *Parser) dimColumns() []domain.Column {
 	if p.discover {
-		return domain.Schema{Dims: slices.Clip(p.dimCols), Metrics: p.metrics}
+		return slices.Clip(p.dimCols)
 	}
-	return domain.Schema{Dims: p.declared, Metrics: p.metrics}
+	return p.declared
 }
 
 func (p *Parser) parseJSON(msg string, now time.Time) error {

@@ -184,21 +184,23 @@ func (p *Parser) values(n int) []domain.Value {
 }
 
 func (p *Parser) dimensions(dims []domain.Value) error {
+	if i := p.topic.index; i >= 0 {
+		dims[i] = p.topic.value // topic.go: no source, only this write
+	}
 	if p.discover {
-		for i := range dims {
-			dims[i], _ = p.dimension("", domain.TypeString, p.dimVals[i])
+		out, in := dims[p.minDims:], p.dimVals[p.minDims:len(dims)]
+		for i := range out {
+			out[i], _ = p.dimension("", domain.TypeString, in[i])
 		}
-		p.setTopicDim(dims)
 		return nil
 	}
-	for i, c := range p.declared {
+	for i, c := range p.declared[:len(p.dimSrc)] { // all but the topic's
 		v, err := p.dimension(c.Name, c.Type, p.get(p.dimSrc[i]))
 		if err != nil {
 			return err
 		}
 		dims[i] = v
 	}
-	p.setTopicDim(dims)
 	return nil
 }
 
@@ -224,7 +226,7 @@ func (p *Parser) matches(dims []domain.Value) bool {
 	var ok bool
 	if i := p.filterDim; i >= 0 {
 		if ok = !dims[i].Null; ok {
-			s = valueText(dims[i], p.declared[i].Type)
+			s = valueText(dims[i], p.dimColumns()[i].Type)
 		}
 	} else {
 		s, ok = p.text(p.get(p.filterSrc))
