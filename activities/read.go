@@ -85,7 +85,7 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p domain.Part
 		if wait <= 0 {
 			return nil
 		}
-		res, err := a.Kafka.Fetch(ctx, c.in.Spec.IOConfig.TopicOf(p), p.Partition, offset, stop, fetchMaxBytes, min(wait, 250*time.Millisecond))
+		res, err := a.Kafka.Fetch(ctx, kafka.FetchRequest{Topic: c.in.Spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: offset, Stop: stop, MaxBytes: fetchMaxBytes, MaxWait: min(wait, 250*time.Millisecond)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

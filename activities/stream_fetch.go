@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"handoff/internal/domain"
+	"handoff/internal/kafka"
 	"handoff/internal/protocol"
 	"handoff/internal/rollup"
 	"handoff/internal/segment"
@@ -47,7 +48,7 @@ func (s *stream) fetchPartition(ctx context.Context, p domain.Partition, offset 
 		if bounded && offset >= stop {
 			return nil
 		}
-		res, err := s.a.Kafka.Fetch(ctx, topic, p.Partition, offset, stop, fetchMaxBytes, fetchWait)
+		res, err := s.a.Kafka.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: p.Partition, Offset: offset, Stop: stop, MaxBytes: fetchMaxBytes, MaxWait: fetchWait})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil

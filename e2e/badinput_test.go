@@ -161,7 +161,7 @@ func (s *stack) readAll(topic string) []kafka.Record {
 	var out []kafka.Record
 	for _, p := range parts {
 		for off := int64(0); off < latest[p]; {
-			res, err := kc.Fetch(ctx, topic, p, off, 0, 8<<20, 100*time.Millisecond)
+			res, err := kc.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: p, Offset: off, MaxBytes: 8 << 20, MaxWait: 100 * time.Millisecond})
 			require.NoError(s.t, err)
 			require.NotEmpty(s.t, res.Records, fmt.Sprintf("%s[%d]@%d", topic, p, off))
 			out = append(out, res.Records...)

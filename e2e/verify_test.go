@@ -107,7 +107,7 @@ func (s *stack) idsOfPartition(p int32) map[string]bool {
 	require.NoError(s.t, err)
 	ids := map[string]bool{}
 	for off := int64(0); off < latest[p]; {
-		res, err := kc.Fetch(ctx, s.name, p, off, 0, 1<<20, 100*time.Millisecond)
+		res, err := kc.Fetch(ctx, kafka.FetchRequest{Topic: s.name, Partition: p, Offset: off, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 		require.NoError(s.t, err)
 		for _, r := range res.Records {
 			var ev struct{ ID string }

@@ -50,7 +50,7 @@ func BenchmarkFetch(b *testing.B) {
 		if offset >= events {
 			offset = 0
 		}
-		res, err := c.Fetch(ctx, "bench", 0, offset, 0, 4<<20, 100*time.Millisecond)
+		res, err := c.Fetch(ctx, kafka.FetchRequest{Topic: "bench", Partition: 0, Offset: offset, MaxBytes: 4 << 20, MaxWait: 100 * time.Millisecond})
 		if err != nil {
 			b.Fatal(err)
 		}

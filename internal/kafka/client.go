@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -17,10 +18,10 @@ var ErrTopicNotFound = errors.New("topic not found")
 // Client talks to one Kafka cluster.
 type Client struct {
 	brokers   []string
+	addr      net.Addr // every bootstrap broker
 	c         *kafkago.Client
-	transport *kafkago.Transport
-	conns     *leaderConns // fetches read off these
-	auth      auth         // explains connection errors
+	transport *kafkago.Transport // fetches go through it too
+	auth      auth               // explains connection errors
 }
 
 // Option configures New.
@@ -46,25 +47,25 @@ func New(brokers []string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	// An own transport, so refresh drops only this client's metadata cache.
-	t := &kafkago.Transport{TLS: tc, SASL: mech}
+	t := &kafkago.Transport{TLS: tc, SASL: mech, ClientID: "handoff", DialTimeout: 10 * time.Second}
+	addr := kafkago.TCP(brokers...)
 	return &Client{
 		brokers:   brokers,
-		c:         &kafkago.Client{Addr: kafkago.TCP(brokers...), Timeout: 30 * time.Second, Transport: t},
+		addr:      addr,
+		c:         &kafkago.Client{Addr: addr, Timeout: 30 * time.Second, Transport: t},
 		transport: t,
-		conns:     newLeaderConns(brokers, tc, mech),
 		auth:      authOf(sec),
 	}, nil
 }
 
-// Close closes the connections kept for fetching.
-func (c *Client) Close() { c.conns.close() }
+// Close closes the client's idle connections.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
 
 // refresh drops the transport's connections and the cluster metadata it
 // caches (refreshed only every few seconds otherwise), so the next request
 // sees topics created since.
 func (c *Client) refresh() {
 	c.transport.CloseIdleConnections()
-	c.conns.dropAll()
 }
 
 // Brokers returns the bootstrap brokers.

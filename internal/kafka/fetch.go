@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/protocol"
+	fetchapi "github.com/segmentio/kafka-go/protocol/fetch"
 )
 
-// Record is one message read from a partition.
+// Record is one message read from a partition. A nil Value is a null value
+// (a tombstone); an empty one is non-nil with length 0.
 type Record struct {
 	Offset  int64
 	Time    time.Time
@@ -22,14 +24,53 @@ type Record struct {
 	Headers map[string]string
 }
 
+// FetchRequest asks for the records of one partition from Offset on.
+type FetchRequest struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	// Stop, when above 0, is where reading ends: records at or past it are
+	// dropped, and Next never passes it.
+	Stop int64
+	// MaxBytes bounds the answer (the broker still returns a first batch
+	// larger than it), and MaxWait how long the broker waits for data.
+	MaxBytes int
+	MaxWait  time.Duration
+	// Isolation is read committed unless set otherwise.
+	Isolation Isolation
+}
+
 // FetchResult is what one fetch of one partition returned.
 type FetchResult struct {
+	// Records are the data records from the requested offset on: never a
+	// transaction marker, and under read committed never a record of an
+	// aborted transaction nor one at or past the last stable offset.
 	Records []Record
-	// Next is the offset to read next: one past the last record returned, or
-	// the requested offset when nothing was returned.
+	// Next is the offset to read next: one past the last record, marker or
+	// aborted batch the fetch passed (at most Stop), or the requested
+	// offset when it passed nothing. It can move without Records: a fetch
+	// that met only markers or aborted records still moves on.
 	Next int64
-	// HighWatermark is the partition's end as the broker saw it.
-	HighWatermark int64
+	// HighWatermark is the partition's end as the broker saw it, and
+	// LastStableOffset the first offset of its oldest open transaction (the
+	// high watermark when none is open; -1 when the broker did not say).
+	HighWatermark    int64
+	LastStableOffset int64
+	// Markers counts the transaction markers (control records) passed, and
+	// Aborted the records of aborted transactions left out.
+	Markers, Aborted int
+
+	bufs *fetchBufs
+}
+
+// Latest is the partition's end as a reader at iso sees it: the last
+// stable offset under read committed (nothing at or past it can be read
+// yet), else the high watermark.
+func (r FetchResult) Latest(iso Isolation) int64 {
+	if iso == ReadCommitted && r.LastStableOffset >= 0 {
+		return r.LastStableOffset
+	}
+	return r.HighWatermark
 }
 
 // recordSlices keeps the Records slices of used-up fetches for the next
@@ -37,140 +78,161 @@ type FetchResult struct {
 // more than decoding them did (BenchmarkFetch).
 var recordSlices sync.Pool // *[]Record, empty
 
-// Recycle hands the fetch's Records slice to the next fetch once nothing
-// reads it any more. The records' Key, Value and Headers are not reused:
-// what was kept of them stays valid.
+// decompressedBufs keeps the buffers compressed batches were read into.
+var decompressedBufs sync.Pool // *[]byte
+
+// fetchBufs are the buffers a fetch's records point into.
+type fetchBufs struct {
+	answer       *[]byte // the response
+	decompressed []byte  // its compressed batches, uncompressed
+	recycled     bool
+}
+
+// Recycle hands the fetch's buffers to the next fetches once nothing reads
+// its records any more: their Key and Value are slices of those buffers,
+// so whatever must outlive the fetch (a dead letter, a saved parse error)
+// is copied before. Headers are copies and stay valid.
 func (r FetchResult) Recycle() {
-	if cap(r.Records) == 0 {
-		return
+	if b := r.bufs; b != nil {
+		if b.recycled {
+			return // a copy of r was recycled: the buffers may be in use again
+		}
+		b.recycled = true
+		answerBufs.Put(b.answer)
+		if cap(b.decompressed) > 0 {
+			d := b.decompressed[:0]
+			decompressedBufs.Put(&d)
+		}
 	}
-	recs := r.Records
-	clear(recs) // drop the references to the records' bytes
-	recs = recs[:0]
-	recordSlices.Put(&recs)
+	if cap(r.Records) > 0 {
+		recs := r.Records
+		clear(recs) // drop the references to the records' bytes
+		recs = recs[:0]
+		recordSlices.Put(&recs)
+	}
 }
 
 // ErrOffsetOutOfRange is returned (wrapped) when the offset is before the
 // partition's earliest or after its latest offset.
 var ErrOffsetOutOfRange = errors.New("offset out of range")
 
-// fetchSlack is how much longer than maxWait a fetch may take before its
-// connection is given up: the broker's answer plus the transfer.
+// fetchSlack is how much longer than maxWait a fetch may take before it is
+// given up: the broker's answer plus the transfer.
 const fetchSlack = 30 * time.Second
 
-// Fetch reads records of one partition starting at offset, at most maxBytes,
-// waiting at most maxWait for data to arrive. Records before offset (a batch
-// may start earlier) and at or past stop (when stop > 0) are dropped.
-//
-// It reads straight off a connection to the partition's leader, kept from
-// one fetch to the next: kafka-go's fastest path, the one the benchmark's
-// ceiling uses. A leader that moved or a topic created since the last
-// lookup costs one new connection and a second try.
-func (c *Client) Fetch(ctx context.Context, topic string, partition int32, offset, stop int64, maxBytes int, maxWait time.Duration) (FetchResult, error) {
-	k := partitionKey{topic, partition}
-	res, err := c.fetchOnce(ctx, k, offset, stop, maxBytes, maxWait)
+// Fetch reads records of one partition as r says. It speaks the Fetch API
+// through kafka-go's protocol package, whose answers carry what its Conn
+// drops (the last stable offset, the aborted transactions, each batch's
+// producer and attributes), over the client's transport, which routes to
+// the partition's leader. A leader that moved or a topic created since the
+// last metadata costs a refresh and a second try.
+func (c *Client) Fetch(ctx context.Context, r FetchRequest) (FetchResult, error) {
+	res, err := c.fetchOnce(ctx, r)
 	if retryable(err) && ctx.Err() == nil {
 		c.refresh()
-		res, err = c.fetchOnce(ctx, k, offset, stop, maxBytes, maxWait)
+		res, err = c.fetchOnce(ctx, r)
 	}
+	where := fmt.Sprintf("fetch %s[%d]@%d", r.Topic, r.Partition, r.Offset)
 	switch {
 	case err == nil:
 		return res, nil
 	case unknownTopic(err):
-		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, ErrTopicNotFound)
+		// The transport says so too when it could not load the metadata
+		// at all: ask for the topic's, which names the real cause.
+		if _, merr := c.partitions(ctx, r.Topic); merr != nil && !errors.Is(merr, ErrTopicNotFound) {
+			return FetchResult{}, fmt.Errorf("%s: %w", where, merr)
+		}
+		return FetchResult{}, fmt.Errorf("%s: %w", where, ErrTopicNotFound)
 	case errors.Is(err, kafkago.OffsetOutOfRange):
-		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d (high watermark %d): %w",
-			topic, partition, offset, res.HighWatermark, ErrOffsetOutOfRange)
+		return FetchResult{}, fmt.Errorf("%s (high watermark %d): %w", where, res.HighWatermark, ErrOffsetOutOfRange)
 	case ctx.Err() != nil:
-		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, ctx.Err())
+		return FetchResult{}, fmt.Errorf("%s: %w", where, ctx.Err())
 	default:
-		return FetchResult{}, fmt.Errorf("fetch %s[%d]@%d: %w", topic, partition, offset, c.auth.explain(err))
+		return FetchResult{}, fmt.Errorf("%s: %w", where, c.auth.explain(err))
 	}
 }
 
-// retryable: errors after which a fresh connection to a freshly looked-up
-// leader may succeed.
+// retryable: errors after which fresh metadata and a fresh connection may
+// succeed.
 func retryable(err error) bool {
 	return unknownTopic(err) || errors.Is(err, kafkago.NotLeaderForPartition) ||
-		errors.Is(err, kafkago.LeaderNotAvailable) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		errors.Is(err, kafkago.LeaderNotAvailable) || errors.Is(err, protocol.ErrNoLeader) ||
+		errors.Is(err, kafkago.FencedLeaderEpoch) || errors.Is(err, kafkago.UnknownLeaderEpoch) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-func (c *Client) fetchOnce(ctx context.Context, k partitionKey, offset, stop int64, maxBytes int, maxWait time.Duration) (res FetchResult, err error) {
-	conn := c.conns.takeIdle(k)
-	if conn == nil {
-		// A leader lookup for a missing topic waits out the dial timeout:
-		// ask the metadata first, which answers at once.
-		ps, err := c.partitions(ctx, k.topic)
-		if err != nil {
-			return FetchResult{}, err
+func (c *Client) fetchOnce(ctx context.Context, r FetchRequest) (FetchResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.MaxWait+fetchSlack)
+	defer cancel()
+	x := &fetchExchange{Request: fetchapi.Request{
+		ReplicaID:      -1,
+		MaxWaitTime:    int32(r.MaxWait.Milliseconds()),
+		MinBytes:       1,
+		MaxBytes:       int32(r.MaxBytes),
+		IsolationLevel: r.Isolation.wire(),
+		SessionEpoch:   -1, // no fetch session: every request is a full one
+		Topics: []fetchapi.RequestTopic{{
+			Topic: r.Topic,
+			Partitions: []fetchapi.RequestPartition{{
+				Partition:          r.Partition,
+				CurrentLeaderEpoch: -1,
+				FetchOffset:        r.Offset,
+				LogStartOffset:     -1,
+				PartitionMaxBytes:  int32(r.MaxBytes),
+			}},
+		}},
+	}}
+	m, err := c.transport.RoundTrip(ctx, c.addr, x)
+	if err != nil {
+		if x.answer != nil { // answered, but too late for ctx
+			answerBufs.Put(x.answer.buf)
 		}
-		if !slices.Contains(ps, k.partition) {
-			return FetchResult{}, fmt.Errorf("topic %q has no partition %d: %w", k.topic, k.partition, kafkago.UnknownTopicOrPartition)
-		}
-		if conn, err = c.conns.dial(ctx, k); err != nil {
-			return FetchResult{}, err
-		}
-	}
-	// A cancel ends a wait on the connection at once; the connection is
-	// then in an unknown state and closed.
-	cancelled := false
-	stopWatch := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
-	defer func() {
-		if !stopWatch() {
-			cancelled = true
-		}
-		if err != nil || cancelled {
-			_ = conn.Close()
-			return
-		}
-		c.conns.put(k, conn)
-	}()
-	if err := conn.SetDeadline(time.Now().Add(maxWait + fetchSlack)); err != nil {
 		return FetchResult{}, err
 	}
-	if _, err := conn.Seek(offset, kafkago.SeekAbsolute|kafkago.SeekDontCheck); err != nil {
-		return FetchResult{}, err
+	raw, ok := m.(*rawAnswer)
+	if !ok {
+		return FetchResult{}, fmt.Errorf("fetch answered with %T", m)
 	}
-	b := conn.ReadBatchWith(kafkago.ReadBatchConfig{MinBytes: 1, MaxBytes: maxBytes, MaxWait: maxWait})
-	res = FetchResult{Next: offset, HighWatermark: b.HighWaterMark()}
-	if p, ok := recordSlices.Get().(*[]Record); ok {
-		res.Records = *p
+	res := FetchResult{Next: r.Offset, LastStableOffset: -1, bufs: &fetchBufs{answer: raw.buf}}
+	if rs, ok := recordSlices.Get().(*[]Record); ok {
+		res.Records = *rs
 	}
-	for {
-		m, err := b.ReadMessage()
-		if err != nil {
-			cerr := b.Close()
-			if errors.Is(err, io.EOF) {
-				err = cerr
-			}
-			if errors.Is(err, kafkago.RequestTimedOut) {
-				// kafka-go's word for an empty answer after maxWait.
-				err = nil
-			}
-			if err != nil {
-				return res, err
-			}
-			break
-		}
-		if m.Offset < offset || (stop > 0 && m.Offset >= stop) {
-			continue
-		}
-		rec := Record{Offset: m.Offset, Time: m.Time, Key: m.Key, Value: m.Value}
-		if len(m.Headers) > 0 {
-			rec.Headers = make(map[string]string, len(m.Headers))
-			for _, h := range m.Headers {
-				rec.Headers[h.Key] = string(h.Value)
-			}
-		}
-		res.Records = append(res.Records, rec)
-		res.Next = m.Offset + 1
+	err = res.read(raw, r)
+	if err != nil {
+		res.Recycle()
+		return FetchResult{HighWatermark: res.HighWatermark}, err
 	}
 	return res, nil
+}
+
+// read fills res from the answer.
+func (res *FetchResult) read(raw *rawAnswer, r FetchRequest) error {
+	a, err := parseFetchAnswer(*raw.buf, raw.version)
+	if err != nil {
+		return err
+	}
+	if a.errorCode != 0 {
+		return kafkago.Error(a.errorCode)
+	}
+	p := a.partition(r.Topic, r.Partition)
+	if p == nil {
+		return fmt.Errorf("the broker's fetch answer has no partition %s[%d]", r.Topic, r.Partition)
+	}
+	res.HighWatermark, res.LastStableOffset = p.highWatermark, p.lastStableOffset
+	if p.errorCode != 0 {
+		return kafkago.Error(p.errorCode)
+	}
+	if d, ok := decompressedBufs.Get().(*[]byte); ok {
+		res.bufs.decompressed = *d
+	}
+	bs := &batches{w: wire{b: p.records}, dec: &res.bufs.decompressed}
+	return readBatches(p, r, bs, res)
 }
 
 // unknownTopic reports whether err says the topic or partition is unknown;
 // kafka-go words that differently depending on where it found out.
 func unknownTopic(err error) bool {
-	return err != nil && (errors.Is(err, kafkago.UnknownTopicOrPartition) || strings.Contains(err.Error(), "topic not found") ||
-		strings.Contains(err.Error(), "unknown topic"))
+	return err != nil && (errors.Is(err, kafkago.UnknownTopicOrPartition) ||
+		errors.Is(err, protocol.ErrNoTopic) || errors.Is(err, protocol.ErrNoPartition) ||
+		strings.Contains(err.Error(), "topic not found") || strings.Contains(err.Error(), "unknown topic"))
 }

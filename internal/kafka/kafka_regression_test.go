@@ -43,7 +43,7 @@ func TestPartitionsSeesTopicCreatedLater(t *testing.T) {
 	assert.Equal(t, map[int32]int64{0: 0, 1: 0}, earliest)
 	assert.Equal(t, map[int32]int64{0: 0, 1: 0}, latest)
 
-	res, err := c.Fetch(ctx, "later", 0, 0, 0, 1<<20, 100*time.Millisecond)
+	res, err := c.Fetch(ctx, kafka.FetchRequest{Topic: "later", Partition: 0, Offset: 0, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 	assert.NoError(t, err)
 	assert.Empty(t, res.Records)
 }

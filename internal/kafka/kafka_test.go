@@ -143,7 +143,7 @@ func TestFetchRange(t *testing.T) {
 	t.Parallel()
 	_, c := fixture(t)
 	ctx := ctxT(t)
-	res, err := c.Fetch(ctx, topic, 0, 2, 4, 1<<20, time.Second)
+	res, err := c.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: 0, Offset: 2, Stop: 4, MaxBytes: 1 << 20, MaxWait: time.Second})
 	require.NoError(t, err)
 	require.Equal(t, []int64{2, 3}, offsetsOf(res.Records))
 	require.EqualValues(t, 4, res.Next)
@@ -181,7 +181,7 @@ func TestFetchTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := c.Fetch(ctxT(t), topic, tt.partition, tt.offset, tt.stop, 1<<20, time.Second)
+			res, err := c.Fetch(ctxT(t), kafka.FetchRequest{Topic: topic, Partition: tt.partition, Offset: tt.offset, Stop: tt.stop, MaxBytes: 1 << 20, MaxWait: time.Second})
 			require.NoError(t, err)
 			require.Equal(t, tt.want, offsetsOf(res.Records))
 			require.Equal(t, tt.next, res.Next)
@@ -200,7 +200,7 @@ func TestFetchAtEndReturnsNothing(t *testing.T) {
 		t.Run(fmt.Sprint(p), func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			res, err := c.Fetch(ctxT(t), topic, p, int64(n), 0, 1<<20, 200*time.Millisecond)
+			res, err := c.Fetch(ctxT(t), kafka.FetchRequest{Topic: topic, Partition: p, Offset: int64(n), MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond})
 			require.NoError(t, err)
 			require.Empty(t, res.Records)
 			require.EqualValues(t, n, res.Next)
@@ -214,7 +214,7 @@ func TestFetchSeesRecordsProducedLater(t *testing.T) {
 	t.Parallel()
 	b, c := fixture(t)
 	ctx := ctxT(t)
-	res, err := c.Fetch(ctx, topic, 1, 0, 0, 1<<20, 100*time.Millisecond)
+	res, err := c.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: 1, Offset: 0, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 	require.NoError(t, err)
 	require.Empty(t, res.Records)
 
@@ -223,7 +223,7 @@ func TestFetchSeesRecordsProducedLater(t *testing.T) {
 	defer cl.Close()
 	require.NoError(t, cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: 1, Value: []byte("late")}).FirstErr())
 
-	res, err = c.Fetch(ctx, topic, 1, 0, 0, 1<<20, time.Second)
+	res, err = c.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: 1, Offset: 0, MaxBytes: 1 << 20, MaxWait: time.Second})
 	require.NoError(t, err)
 	require.Equal(t, []int64{0}, offsetsOf(res.Records))
 	require.Equal(t, "late", string(res.Records[0].Value))
@@ -241,7 +241,7 @@ func TestFetchPastEndIsOutOfRange(t *testing.T) {
 	}{{0, 6}, {0, 1000}, {1, 1}, {2, 8}} {
 		t.Run(fmt.Sprintf("%d@%d", tt.partition, tt.offset), func(t *testing.T) {
 			t.Parallel()
-			res, err := c.Fetch(ctxT(t), topic, tt.partition, tt.offset, 0, 1<<20, 200*time.Millisecond)
+			res, err := c.Fetch(ctxT(t), kafka.FetchRequest{Topic: topic, Partition: tt.partition, Offset: tt.offset, MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond})
 			require.Error(t, err, "got %+v", res)
 			require.True(t, errors.Is(err, kafka.ErrOffsetOutOfRange), "%v does not wrap ErrOffsetOutOfRange", err)
 			require.Empty(t, res.Records)
@@ -253,9 +253,9 @@ func TestFetchUnknownTopicOrPartitionFails(t *testing.T) {
 	t.Parallel()
 	_, c := fixture(t)
 	ctx := ctxT(t)
-	_, err := c.Fetch(ctx, "no-such-topic", 0, 0, 0, 1<<20, 100*time.Millisecond)
+	_, err := c.Fetch(ctx, kafka.FetchRequest{Topic: "no-such-topic", Partition: 0, Offset: 0, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 	require.Error(t, err)
-	_, err = c.Fetch(ctx, topic, 9, 0, 0, 1<<20, 100*time.Millisecond)
+	_, err = c.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: 9, Offset: 0, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 	require.Error(t, err)
 }
 
@@ -271,7 +271,7 @@ func TestFetchMaxBytesStillMakesProgress(t *testing.T) {
 		if next == 7 {
 			break
 		}
-		res, err := c.Fetch(ctxT(t), topic, 2, next, 0, 1, time.Second)
+		res, err := c.Fetch(ctxT(t), kafka.FetchRequest{Topic: topic, Partition: 2, Offset: next, MaxBytes: 1, MaxWait: time.Second})
 		require.NoError(t, err)
 		require.NotEmpty(t, res.Records, "no progress at %d", next)
 		got = append(got, offsetsOf(res.Records)...)

@@ -23,7 +23,7 @@ func TestProduceWritesValuesAndHeaders(t *testing.T) {
 	require.NoError(t, err)
 	var got []kafka.Record
 	for _, p := range ps {
-		res, err := c.Fetch(ctx, "dead-letters", p, 0, 0, 1<<20, 200*time.Millisecond)
+		res, err := c.Fetch(ctx, kafka.FetchRequest{Topic: "dead-letters", Partition: p, Offset: 0, MaxBytes: 1 << 20, MaxWait: 200 * time.Millisecond})
 		require.NoError(t, err)
 		got = append(got, res.Records...)
 	}

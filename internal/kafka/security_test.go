@@ -53,7 +53,7 @@ func requireWorks(t *testing.T, c *kafka.Client) {
 	for _, p := range ps {
 		require.Zero(t, earliest[p])
 		for off := int64(0); off < latest[p]; {
-			res, err := c.Fetch(ctx, topic, p, off, 0, 1<<20, 100*time.Millisecond)
+			res, err := c.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: p, Offset: off, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 			require.NoError(t, err)
 			for _, r := range res.Records {
 				got = append(got, string(r.Value))
@@ -72,7 +72,7 @@ func requireFails(t *testing.T, c *kafka.Client, want ...string) {
 	defer cancel()
 	_, err := c.Partitions(ctx, topic)
 	require.Error(t, err)
-	_, ferr := c.Fetch(ctx, topic, 0, 0, 0, 1<<20, 100*time.Millisecond)
+	_, ferr := c.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: 0, Offset: 0, MaxBytes: 1 << 20, MaxWait: 100 * time.Millisecond})
 	require.Error(t, ferr)
 	for _, e := range []error{err, ferr} {
 		t.Logf("error: %v", e)
