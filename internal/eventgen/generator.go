@@ -51,7 +51,7 @@ func (g *Generator) Event(i int64) []byte {
 	r := newRand(g.Seed, i)
 	action := pickAction(r)
 	e := event{
-		ID:      g.id(i),
+		ID:      g.ID(i),
 		TS:      now().UTC().Format(time.RFC3339Nano),
 		Page:    pickPage(r),
 		User:    pickUser(r),
@@ -67,4 +67,5 @@ func (g *Generator) Event(i int64) []byte {
 }
 
 // id is event i's unique id.
-func (g *Generator) id(i int64) string { return g.RunID + "-" + strconv.FormatInt(i, 10) }
+// ID is the id of event i: "<run id>-<i>".
+func (g *Generator) ID(i int64) string { return g.RunID + "-" + strconv.FormatInt(i, 10) }

@@ -60,7 +60,7 @@ func (g *Generator) Produce(ctx context.Context, brokers []string, topic string,
 		i := g.next.Add(1) - 1
 		rec := &kgo.Record{Value: g.Event(i)}
 		if keys {
-			rec.Key = []byte(g.id(i))
+			rec.Key = []byte(g.ID(i))
 		}
 		cl.Produce(ctx, rec, acks.Done)
 	}

@@ -116,6 +116,13 @@ func (r FetchResult) Recycle() {
 // partition's earliest or after its latest offset.
 var ErrOffsetOutOfRange = errors.New("offset out of range")
 
+// requestMaxBytes bounds a whole fetch answer, Kafka consumers'
+// fetch.max.bytes default; the partition's own bound (FetchRequest.MaxBytes)
+// is what limits a one-partition fetch. Keeping the whole far above it
+// also matters to kfake, which leaves the aborted transactions out of a
+// partition's answer when the answer's whole bound cut it short.
+const requestMaxBytes = 50 << 20
+
 // fetchSlack is how much longer than maxWait a fetch may take before it is
 // given up: the broker's answer plus the transfer.
 const fetchSlack = 30 * time.Second
@@ -168,7 +175,7 @@ func (c *Client) fetchOnce(ctx context.Context, r FetchRequest) (FetchResult, er
 		ReplicaID:      -1,
 		MaxWaitTime:    int32(r.MaxWait.Milliseconds()),
 		MinBytes:       1,
-		MaxBytes:       int32(r.MaxBytes),
+		MaxBytes:       requestMaxBytes,
 		IsolationLevel: r.Isolation.wire(),
 		SessionEpoch:   -1, // no fetch session: every request is a full one
 		Topics: []fetchapi.RequestTopic{{

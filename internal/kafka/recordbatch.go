@@ -62,7 +62,7 @@ func (bs *batches) next() (b recordBatch, legacy []byte, ok bool, err error) {
 	}
 	start := w.off
 	size := int(int32(binary.BigEndian.Uint32(w.b[start+8:])))
-	if size < 0 {
+	if size < magicAt+1-12 {
 		return b, nil, false, fmt.Errorf("batch at byte %d has length %d", start, size)
 	}
 	if size > w.left()-12 {
