@@ -68,6 +68,11 @@ type Recorder interface {
 	// task count and its actions by direction.
 	AutoscalerTaskCount(supervisor string, n int)
 	AutoscalerAction(supervisor, direction string)
+	// Skipped counts the records a read passed without a row, by reason
+	// (metrics.Skipped*); HeldByTransaction sets how long an open
+	// transaction has held a partition (0: not held).
+	Skipped(supervisor, reason string, n int64)
+	HeldByTransaction(supervisor, topic string, partition int32, d time.Duration)
 }
 
 // Faults lets tests inject the failures that exactly-once must survive. All

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ type chunk struct {
 	run    *running
 
 	records, unparseable, thrownAway, bytesRead int64
+	noValue, markers, aborted                   int64
 	saved                                       []pgstore.ParseError // the latest unparseable rows, for parse_errors
 	deadLetters                                 []kafka.Message
 }
@@ -50,6 +52,14 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 	}
 	c.records++
 	c.bytesRead += int64(len(r.Value) + len(r.Key))
+	if len(r.Value) == 0 {
+		// A null value (a tombstone: a key's deletion in a compacted
+		// topic) or an empty one holds no row, and is not bad input.
+		c.thrownAway++
+		c.noValue++
+		c.to[p] = r.Offset + 1
+		return nil
+	}
 	if spec.IOConfig.TopicDimension != "" {
 		c.parser.SetTopic(spec.IOConfig.TopicOf(p))
 	}
@@ -85,6 +95,15 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 	return nil
 }
 
+// passed moves the chunk's end for p past what the fetch passed after its
+// last record (transaction markers, aborted records), once every record
+// of the fetch was added, and counts it.
+func (c *chunk) passed(p domain.Partition, res kafka.FetchResult) {
+	c.to[p] = max(c.to[p], res.Next)
+	c.markers += int64(res.Markers)
+	c.aborted += int64(res.Aborted)
+}
+
 func (c *chunk) keepParseError(p domain.Partition, r kafka.Record, err error) {
 	spec := c.in.Spec
 	if spec.TuningConfig.LogParseExceptions {
@@ -96,7 +115,7 @@ func (c *chunk) keepParseError(p domain.Partition, r kafka.Record, err error) {
 	}
 	c.saved = append(c.saved, pgstore.ParseError{
 		DataSource: spec.DataSchema.DataSource, Topic: spec.IOConfig.TopicOf(p),
-		Partition: p.Partition, Offset: r.Offset, Error: err.Error(), Message: r.Value,
+		Partition: p.Partition, Offset: r.Offset, Error: err.Error(), Message: bytes.Clone(r.Value),
 	})
 	if len(c.saved) > keep {
 		c.saved = c.saved[len(c.saved)-keep:]
@@ -114,7 +133,8 @@ func (c *chunk) deadLetter(p domain.Partition, r kafka.Record, reason string, er
 	if c.in.Spec.IOConfig.DeadLetterTopic == "" {
 		return
 	}
-	m := kafka.Message{Key: r.Key, Value: r.Value, Headers: map[string]string{
+	// The record's bytes are the fetch's, reused once it is recycled.
+	m := kafka.Message{Key: bytes.Clone(r.Key), Value: bytes.Clone(r.Value), Headers: map[string]string{
 		"handoff.source.topic":     c.in.Spec.IOConfig.TopicOf(p),
 		"handoff.source.partition": strconv.Itoa(int(p.Partition)),
 		"handoff.source.offset":    strconv.FormatInt(r.Offset, 10),

@@ -50,7 +50,8 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 	if err := c.settleBadRows(ctx); err != nil {
 		return protocol.ConsumeResult{}, err
 	}
-	res = protocol.ConsumeResult{To: c.to, Records: c.records, Unparseable: c.unparseable, ThrownAway: c.thrownAway}
+	res = protocol.ConsumeResult{To: c.to, Records: c.records, Unparseable: c.unparseable, ThrownAway: c.thrownAway,
+		NoValue: c.noValue, Markers: c.markers, Aborted: c.aborted}
 	run.state(workload.StateWritingChunk)
 	if c.buf.Len() > 0 {
 		schema := parser.Schema()

@@ -50,7 +50,7 @@ func (a *Activities) outOfRange(ctx context.Context, in protocol.ConsumeInput, p
 		return err
 	}
 	topic := in.Spec.IOConfig.TopicOf(p)
-	earliest, latest, berr := a.Kafka.Bounds(ctx, topic, []int32{p.Partition})
+	earliest, latest, berr := a.Kafka.Bounds(ctx, topic, []int32{p.Partition}, kafka.ReadUncommitted)
 	if berr != nil {
 		// Retried: the next attempt fetches again and, if still out of
 		// range, looks the bounds up again.

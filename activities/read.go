@@ -48,6 +48,7 @@ func (a *Activities) readChunk(ctx context.Context, c *chunk) error {
 			continue // drain until the fetchers stop
 		}
 		now := time.Now() // the batch's read time, for late/early rejection
+		added := 0
 		for _, r := range b.res.Records {
 			if err := c.add(b.partition, r, now); err != nil {
 				cancel()
@@ -55,10 +56,14 @@ func (a *Activities) readChunk(ctx context.Context, c *chunk) error {
 				_ = g.Wait()
 				return err
 			}
+			added++
 			if c.records >= budget || c.full() {
 				done = true
 				break
 			}
+		}
+		if added == len(b.res.Records) {
+			c.passed(b.partition, b.res)
 		}
 		b.res.Recycle() // rows keep nothing of the records
 		if done {
@@ -85,7 +90,8 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p domain.Part
 		if wait <= 0 {
 			return nil
 		}
-		res, err := a.Kafka.Fetch(ctx, kafka.FetchRequest{Topic: c.in.Spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: offset, Stop: stop, MaxBytes: fetchMaxBytes, MaxWait: min(wait, 250*time.Millisecond)})
+		res, err := a.Kafka.Fetch(ctx, kafka.FetchRequest{Topic: c.in.Spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: offset, Stop: stop,
+			MaxBytes: fetchMaxBytes, MaxWait: min(wait, 250*time.Millisecond), Isolation: kafka.IsolationOf(c.in.Spec.IOConfig)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -94,11 +100,13 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p domain.Part
 			defer cancel()
 			return a.outOfRange(dctx, c.in, p, offset, err) // activities/outofrange.go; other errors unchanged
 		}
-		if len(res.Records) == 0 {
+		if res.Next == offset {
 			res.Recycle()
 		} else {
-			anyRead.Do(func() { close(gotData) })
-			offset = res.Records[len(res.Records)-1].Offset + 1
+			if len(res.Records) > 0 {
+				anyRead.Do(func() { close(gotData) })
+			}
+			offset = res.Next
 			select {
 			case batches <- batch{partition: p, res: res}:
 			case <-ctx.Done():
@@ -108,7 +116,7 @@ func (a *Activities) fetchPartition(ctx context.Context, c *chunk, p domain.Part
 		}
 		select {
 		case <-gotData:
-			if offset >= res.HighWatermark {
+			if offset >= res.Latest(kafka.IsolationOf(c.in.Spec.IOConfig)) {
 				return nil // caught up, and the chunk has data: do not wait
 			}
 		default:

@@ -13,6 +13,7 @@ import (
 
 	"handoff/internal/domain"
 	"handoff/internal/lagview"
+	"handoff/internal/metrics"
 	"handoff/internal/parse"
 	"handoff/internal/protocol"
 	"handoff/internal/rollup"
@@ -66,9 +67,11 @@ type stream struct {
 	lastRecord   time.Time // when the latest record was read; zero: none yet
 	dirty        bool      // staged something since the last heartbeat
 
-	mu     sync.Mutex
-	reason string
-	hwm    domain.Offsets // high watermarks the fetches saw
+	mu          sync.Mutex
+	reason      string
+	hwm         domain.Offsets // latest offsets the fetches saw, at the spec's isolation level
+	held        map[domain.Partition]domain.HeldPartition
+	heldChanged bool // since the last heartbeat
 }
 
 // streamBeat is what a stream heartbeats. State and Offsets (read so far,
@@ -80,7 +83,9 @@ type streamBeat struct {
 	Rows           int64                        `json:"rows"`
 	Bytes          int64                        `json:"bytes"`
 	HighWatermarks domain.Offsets               `json:"highWatermarks,omitempty"`
-	Staged         protocol.ConsumeStreamResult `json:"staged"`
+	// Held are the partitions an open transaction holds (stream_held.go).
+	Held   []domain.HeldPartition       `json:"held,omitempty"`
+	Staged protocol.ConsumeStreamResult `json:"staged"`
 }
 
 func newStream(ctx context.Context, a *Activities, in protocol.ConsumeStreamInput) *stream {
@@ -214,20 +219,19 @@ func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-ch
 				s.stopWith(protocol.StreamMaxRun, stop)
 				return nil
 			}
-			if (s.dirty && now.Sub(s.lastBeat) >= busyHeartbeatEvery) || now.Sub(s.lastBeat) >= idleHeartbeatEvery {
+			if ((s.dirty || s.heldMoved()) && now.Sub(s.lastBeat) >= busyHeartbeatEvery) || now.Sub(s.lastBeat) >= idleHeartbeatEvery {
 				s.heartbeat(ctx)
 			}
 		}
 	}
 }
 
-// add parses one fetched batch, staging a chunk each time one is full.
-// Rows keep nothing of the records, so the batch's slice is then reused.
+// add parses one fetched batch, staging a chunk each time one is full,
+// then takes the batch's end (past any markers or aborted records after
+// its last record). Rows keep nothing of the records, so the batch's
+// buffers are then reused.
 func (s *stream) add(ctx context.Context, b batch) error {
 	defer b.res.Recycle()
-	s.mu.Lock()
-	s.hwm[b.partition] = b.res.HighWatermark
-	s.mu.Unlock()
 	now := time.Now()
 	if len(b.res.Records) > 0 {
 		s.lastRecord = now
@@ -249,7 +253,34 @@ func (s *stream) add(ctx context.Context, b batch) error {
 			}
 		}
 	}
+	s.passed(b)
 	return nil
+}
+
+// passed takes the end of a batch whose records were all added: the open
+// chunk's, or, with none open, the staged position itself (what lies
+// between holds no record).
+func (s *stream) passed(b batch) {
+	if s.chunk != nil {
+		s.chunk.passed(b.partition, b.res)
+		return
+	}
+	if b.res.Next > s.res.To[b.partition] {
+		s.res.To[b.partition] = b.res.Next
+		s.dirty = true
+	}
+	s.res.Markers += int64(b.res.Markers)
+	s.res.Aborted += int64(b.res.Aborted)
+	s.skipped(int64(b.res.Markers), int64(b.res.Aborted), 0)
+}
+
+// skipped counts what the stream passed without a row.
+func (s *stream) skipped(markers, aborted, noValue int64) {
+	if m := s.a.Metrics; m != nil {
+		m.Skipped(s.in.Spec.ID, metrics.SkippedMarker, markers)
+		m.Skipped(s.in.Spec.ID, metrics.SkippedAborted, aborted)
+		m.Skipped(s.in.Spec.ID, metrics.SkippedNoValue, noValue)
+	}
 }
 
 // open starts a chunk at the staged position, holding a consume slot of
@@ -331,9 +362,13 @@ func (s *stream) stage(ctx context.Context, c *chunk) error {
 	s.res.Bytes += bytes
 	s.res.Unparseable += c.unparseable
 	s.res.ThrownAway += c.thrownAway
+	s.res.NoValue += c.noValue
+	s.res.Markers += c.markers
+	s.res.Aborted += c.aborted
 	s.dirty = true
 	if s.a.Metrics != nil {
 		s.a.Metrics.Consumed(s.in.Spec.ID, c.records, c.unparseable, c.thrownAway, c.bytesRead, time.Since(s.chunkStarted))
+		s.skipped(c.markers, c.aborted, c.noValue)
 	}
 	return nil
 }
@@ -397,5 +432,6 @@ func (s *stream) beat(state string) streamBeat {
 	s.mu.Lock()
 	b.HighWatermarks = s.hwm.Clone()
 	s.mu.Unlock()
+	b.Held, _ = s.heldNow()
 	return b
 }

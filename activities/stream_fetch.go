@@ -41,14 +41,18 @@ func (s *stream) fetchAll(ctx context.Context) (<-chan batch, func() error) {
 	}
 }
 
+// fetchPartition reads one partition from offset, at the spec's isolation
+// level, sending on every fetch that read records or passed markers or
+// aborted records (whose end the chunk must take).
 func (s *stream) fetchPartition(ctx context.Context, p domain.Partition, offset int64, out chan<- batch) error {
 	stop, bounded := s.in.Until[p]
 	topic := s.in.Spec.IOConfig.TopicOf(p)
+	iso := kafka.IsolationOf(s.in.Spec.IOConfig)
 	for {
 		if bounded && offset >= stop {
 			return nil
 		}
-		res, err := s.a.Kafka.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: p.Partition, Offset: offset, Stop: stop, MaxBytes: fetchMaxBytes, MaxWait: fetchWait})
+		res, err := s.a.Kafka.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: p.Partition, Offset: offset, Stop: stop, MaxBytes: fetchMaxBytes, MaxWait: fetchWait, Isolation: iso})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -56,14 +60,15 @@ func (s *stream) fetchPartition(ctx context.Context, p domain.Partition, offset 
 			in := protocol.ConsumeInput{Spec: s.in.Spec, Group: s.in.Group, SequenceName: s.in.SequenceName}
 			return s.a.outOfRange(ctx, in, p, offset, err) // other errors unchanged
 		}
-		if len(res.Records) == 0 {
+		s.saw(p, res, iso)
+		if res.Next == offset {
 			res.Recycle()
 			if ctx.Err() != nil {
 				return nil
 			}
 			continue
 		}
-		offset = res.Records[len(res.Records)-1].Offset + 1
+		offset = res.Next
 		select {
 		case out <- batch{partition: p, res: res}:
 		case <-ctx.Done():

@@ -200,7 +200,8 @@ func (w *watcher) groups(ctx context.Context, res *protocol.WatchResult) (domain
 		}
 		for _, pa := range d.GetPendingActivities() {
 			var beat struct {
-				Offsets domain.Offsets `json:"offsets"`
+				Offsets domain.Offsets         `json:"offsets"`
+				Held    []domain.HeldPartition `json:"held"`
 			}
 			if pa.GetHeartbeatDetails() == nil {
 				continue
@@ -211,6 +212,7 @@ func (w *watcher) groups(ctx context.Context, res *protocol.WatchResult) (domain
 			for p, o := range beat.Offsets {
 				current[p] = max(current[p], o)
 			}
+			res.View.Held = append(res.View.Held, lastingHolds(beat.Held, time.Now())...)
 		}
 	}
 	return current, nil
@@ -238,6 +240,9 @@ func changed(known, seen protocol.WatchView) string {
 	}
 	if known.CaughtUp != seen.CaughtUp {
 		return fmt.Sprintf("caught up=%v", seen.CaughtUp)
+	}
+	if !sameHolds(known.Held, seen.Held) {
+		return fmt.Sprintf("held by open transactions: %d partitions", len(seen.Held))
 	}
 	return ""
 }

@@ -156,7 +156,7 @@ func (s *stack) readAll(topic string) []kafka.Record {
 	ctx := context.Background()
 	parts, err := kc.Partitions(ctx, topic)
 	require.NoError(s.t, err, "topic %s", topic)
-	_, latest, err := kc.Bounds(ctx, topic, parts)
+	_, latest, err := kc.Bounds(ctx, topic, parts, kafka.ReadUncommitted)
 	require.NoError(s.t, err)
 	var out []kafka.Record
 	for _, p := range parts {

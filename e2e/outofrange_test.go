@@ -278,7 +278,7 @@ func (s *stack) readableIDs(p int32) map[string]bool {
 	require.NoError(s.t, err)
 	defer kc.Close()
 	ctx := context.Background()
-	earliest, latest, err := kc.Bounds(ctx, s.name, []int32{p})
+	earliest, latest, err := kc.Bounds(ctx, s.name, []int32{p}, kafka.ReadUncommitted)
 	require.NoError(s.t, err)
 	ids := map[string]bool{}
 	for off := earliest[p]; off < latest[p]; {

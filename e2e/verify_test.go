@@ -103,7 +103,7 @@ func (s *stack) idsOfPartition(p int32) map[string]bool {
 	kc, err := kafka.New(s.brokers)
 	require.NoError(s.t, err)
 	ctx := context.Background()
-	_, latest, err := kc.Bounds(ctx, s.name, []int32{p})
+	_, latest, err := kc.Bounds(ctx, s.name, []int32{p}, kafka.ReadUncommitted)
 	require.NoError(s.t, err)
 	ids := map[string]bool{}
 	for off := int64(0); off < latest[p]; {

@@ -184,6 +184,13 @@ type SupervisorStatus struct {
 	OffsetResets []OffsetResetRecord `json:"offsetResets,omitempty"`
 	// Autoscaler is the lag-based autoscaler's figures, when it is on.
 	Autoscaler *AutoscalerStatus `json:"autoscaler,omitempty"`
+	// IsolationLevel is what the groups read at: read_committed (the
+	// default) or read_uncommitted (ioConfig.consumerProperties).
+	IsolationLevel string `json:"isolationLevel"`
+	// Held are the partitions an open transaction has held for at least
+	// protocol.HeldReportAfter: read to their last stable offset while
+	// their log goes on.
+	Held []domain.HeldPartition `json:"heldByOpenTransaction,omitempty"`
 }
 
 // GroupStatus describes one task group.
@@ -208,6 +215,25 @@ type ReadTotals struct {
 	Rows        int64 `json:"rows"`
 	Unparseable int64 `json:"unparseable"`
 	ThrownAway  int64 `json:"thrownAway"`
+	// NoValue counts the records thrown away for having a null value (a
+	// tombstone) or an empty one; ThrownAway includes them.
+	NoValue int64 `json:"noValue,omitempty"`
+	// Markers and Aborted count what a read passed without a row or a
+	// record: transaction markers, and under read committed the records of
+	// aborted transactions.
+	Markers int64 `json:"transactionMarkers,omitempty"`
+	Aborted int64 `json:"abortedRecords,omitempty"`
+}
+
+// Add adds o to t.
+func (t *ReadTotals) Add(o ReadTotals) {
+	t.Records += o.Records
+	t.Rows += o.Rows
+	t.Unparseable += o.Unparseable
+	t.ThrownAway += o.ThrownAway
+	t.NoValue += o.NoValue
+	t.Markers += o.Markers
+	t.Aborted += o.Aborted
 }
 
 // PublishTotals counts what a supervisor has published.
@@ -339,10 +365,7 @@ type GroupProgress struct {
 	Generation int            `json:"generation"`
 	Position   domain.Offsets `json:"position"`
 	// Deltas since the previous report.
-	Records     int64 `json:"records"`
-	Rows        int64 `json:"rows"`
-	Unparseable int64 `json:"unparseable"`
-	ThrownAway  int64 `json:"thrownAway"`
+	ReadTotals
 	// SequenceRows are the rows read so far into each unpublished sequence.
 	SequenceRows map[int]int64 `json:"sequenceRows,omitempty"`
 }

@@ -627,7 +627,7 @@ func TestSupervisorForcedResetWhileRunning(t *testing.T) {
 		})
 	}
 	o.signal(2*time.Second, SignalProgress, GroupProgress{
-		Group: 0, Generation: 1, Position: domain.Offsets{domain.P(0): 140, domain.P(2): 150}, Records: 70, Rows: 70, SequenceRows: map[int]int64{7: 70},
+		Group: 0, Generation: 1, Position: domain.Offsets{domain.P(0): 140, domain.P(2): 150}, ReadTotals: ReadTotals{Records: 70, Rows: 70}, SequenceRows: map[int]int64{7: 70},
 	})
 	reset := sendUpdate[ResetResult](o, 5*time.Second, UpdateReset, ResetRequest{
 		Partitions: map[domain.Partition]string{domain.P(0): ResetEarliest, domain.P(2): "100"}, Force: true,
@@ -984,7 +984,7 @@ func TestSupervisorTaskDurationRollover(t *testing.T) {
 	o.at(34*time.Second, func() { atRollover = o.signalsOf(0) })
 	o.at(65*time.Second, func() { before70 = o.signalsOf(0) })
 	o.signal(35*time.Second, SignalProgress, GroupProgress{
-		Group: 0, Generation: 2, Position: domain.Offsets{domain.P(0): 180}, Records: 5, Rows: 4, Unparseable: 1, SequenceRows: map[int]int64{8: 4},
+		Group: 0, Generation: 2, Position: domain.Offsets{domain.P(0): 180}, ReadTotals: ReadTotals{Records: 5, Rows: 4, Unparseable: 1}, SequenceRows: map[int]int64{8: 4},
 	})
 	snaps := o.snapshots(34*time.Second, 36*time.Second, 72*time.Second)
 	o.signal(75*time.Second, SignalStop, StopSignal{})

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"go.temporal.io/sdk/workflow"
@@ -158,7 +159,13 @@ func (s *supervisor) addPartitions(ctx workflow.Context, added []domain.Partitio
 	if err != nil {
 		return err
 	}
-	for g, parts := range groupPartitions(added, s.spec.IOConfig.TaskCount) {
+	byGroup := groupPartitions(added, s.spec.IOConfig.TaskCount)
+	order := slices.Collect(maps.Keys(byGroup))
+	if workflow.GetVersion(ctx, sortedAddPartitionsChange, workflow.DefaultVersion, sortedAddPartitionsVersion) >= sortedAddPartitionsVersion {
+		slices.Sort(order)
+	}
+	for _, g := range order {
+		parts := byGroup[g]
 		start := subset(res.Offsets, parts)
 		rec, ok := s.c.Groups[g]
 		if !ok {

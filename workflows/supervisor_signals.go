@@ -153,10 +153,7 @@ func (s *supervisor) onProgress(ctx workflow.Context, m GroupProgress) {
 	for p, o := range m.Position {
 		s.c.Current[p] = o
 	}
-	s.c.Read.Records += m.Records
-	s.c.Read.Rows += m.Rows
-	s.c.Read.Unparseable += m.Unparseable
-	s.c.Read.ThrownAway += m.ThrownAway
+	s.c.Read.Add(m.ReadTotals)
 	rec.SequenceRows = m.SequenceRows
 }
 

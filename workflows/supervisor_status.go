@@ -31,6 +31,10 @@ func (s *supervisor) status() SupervisorStatus {
 		Read: s.c.Read, Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
 		OffsetResets: slices.Clone(s.c.OffsetResets),
 		Autoscaler:   s.autoscalerStatus(),
+		IsolationLevel: s.spec.IOConfig.IsolationLevel(),
+	}
+	if w := s.c.Watched; w != nil {
+		st.Held = slices.Clone(w.Held)
 	}
 	for _, g := range s.sortedGroups() {
 		rec := s.c.Groups[g]
@@ -113,7 +117,7 @@ func (s *supervisor) details() string {
 	if st.DetailedState != "" && st.DetailedState != st.State {
 		state += " (" + st.DetailedState + ")"
 	}
-	fmt.Fprintf(&b, "%s · topic `%s` → datasource `%s` · lag %d · unpublished %d\n\n", state, st.Topic, st.DataSource, st.Lag, st.Unpublished)
+	fmt.Fprintf(&b, "%s · topic `%s` → datasource `%s` · lag %d · unpublished %d · %s\n\n", state, st.Topic, st.DataSource, st.Lag, st.Unpublished, st.IsolationLevel)
 	fmt.Fprintf(&b, "| group | gen | partitions | open sequence | rows | publishing |\n|---|---|---|---|---|---|\n")
 	for i, g := range st.Groups {
 		if i == detailsGroups {
@@ -149,6 +153,13 @@ func (s *supervisor) details() string {
 	}
 	if line := TopicsLine(st); line != "" {
 		fmt.Fprintf(&b, "%s\n\n", line)
+	}
+	for i, h := range st.Held {
+		if i == detailsGroups {
+			fmt.Fprintf(&b, "… and %d more partitions held: `starter status %s`\n\n", len(st.Held)-i, st.ID)
+			break
+		}
+		fmt.Fprintf(&b, "**held by an open transaction**: %s\n\n", h)
 	}
 	if n := len(st.RecentErrors); n > 0 {
 		fmt.Fprintf(&b, "last error: %s\n\n", st.RecentErrors[n-1].Message)

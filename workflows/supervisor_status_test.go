@@ -63,7 +63,7 @@ func TestDetailsStayShort(t *testing.T) {
 	}
 	d := s.details()
 	require.True(t, strings.HasSuffix(d, "\n\n\u00a0\n"), "%q", d)
-	require.True(t, strings.HasPrefix(d, "**RUNNING** · topic `events` → datasource `events` · lag 0 · unpublished 0\n\n"), "%q", d)
+	require.True(t, strings.HasPrefix(d, "**RUNNING** · topic `events` → datasource `events` · lag 0 · unpublished 0 · read_committed\n\n"), "%q", d)
 	require.Equal(t, detailsGroups+1, strings.Count(d, "\n| ")-1, "a header, the groups shown and a row for the rest: %s", d)
 	require.Contains(t, d, "| … | | 4 more groups: `starter status spec1` | | | |")
 }

@@ -46,6 +46,8 @@ type WatchedState struct {
 	Problem     string `json:"problem,omitempty"`
 	ProblemType string `json:"problemType,omitempty"`
 	CaughtUp    bool   `json:"caughtUp,omitempty"`
+	// Held are the partitions an open transaction has held for a while.
+	Held []domain.HeldPartition `json:"held,omitempty"`
 }
 
 // runWatched is the supervisor's loop in the watch design.
@@ -109,7 +111,7 @@ func (s *supervisor) unhealthyState(problemType string) {
 func (s *supervisor) known() protocol.WatchView {
 	v := protocol.WatchView{Partitions: s.c.Partitions, Groups: map[string]bool{}}
 	if w := s.c.Watched; w != nil {
-		v.Problem, v.ProblemType, v.CaughtUp = w.Problem, w.ProblemType, w.CaughtUp
+		v.Problem, v.ProblemType, v.CaughtUp, v.Held = w.Problem, w.ProblemType, w.CaughtUp, w.Held
 	}
 	for g, rec := range s.c.Groups {
 		v.Groups[TaskGroupWorkflowID(s.spec.ID, g)] = rec.Running
@@ -259,6 +261,7 @@ func (s *supervisor) onWatched(ctx workflow.Context, f workflow.Future, seq int)
 		s.c.Connected = true
 	}
 	w.CaughtUp = res.View.CaughtUp
+	s.onHeld(ctx, res.View.Held)
 	if len(res.Current) > 0 {
 		if s.c.Current == nil {
 			s.c.Current = domain.Offsets{}

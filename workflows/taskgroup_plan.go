@@ -157,7 +157,7 @@ func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
 	if res.StagingKey != "" {
 		keys = []string{res.StagingKey}
 	}
-	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway}, res.Bytes)
+	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway, NoValue: res.NoValue, Markers: res.Markers, Aborted: res.Aborted}, res.Bytes)
 	if workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx)
 	}
@@ -176,10 +176,7 @@ func (g *taskGroup) took(to domain.Offsets, keys []string, read ReadTotals, byte
 			s.Bytes += bytes
 		}
 	}
-	g.report.Records += read.Records
-	g.report.Rows += read.Rows
-	g.report.Unparseable += read.Unparseable
-	g.report.ThrownAway += read.ThrownAway
+	g.report.Add(read)
 	g.parseExceptions += read.Unparseable
 }
 

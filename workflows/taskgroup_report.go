@@ -69,7 +69,7 @@ func (g *taskGroup) reportProgress(ctx workflow.Context) {
 	}
 	g.signalSupervisor(ctx, SignalProgress, GroupProgress{
 		Group: g.in.Group, Generation: g.in.Generation, Position: g.pos.Clone(),
-		Records: g.report.Records, Rows: g.report.Rows, Unparseable: g.report.Unparseable, ThrownAway: g.report.ThrownAway,
+		ReadTotals: g.report,
 		SequenceRows: rows,
 	})
 	g.report, g.lastReportAt = ReadTotals{}, workflow.Now(ctx)

@@ -116,7 +116,7 @@ func (g *taskGroup) onStreamed(ctx workflow.Context, f workflow.Future) {
 	for _, c := range res.Chunks {
 		keys = append(keys, c.Key)
 	}
-	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway}, res.Bytes)
+	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway, NoValue: res.NoValue, Markers: res.Markers, Aborted: res.Aborted}, res.Bytes)
 	if res.Records > 0 && workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx) // after a burst: streams return at most once a period unless there is work
 	}

@@ -28,6 +28,13 @@ const (
 	// CompactionState (and DataSource) search attributes current.
 	compactionStateChange                   = "compaction-search-attributes"
 	compactionStateVersion workflow.Version = 1
+
+	// sortedAddPartitionsChange: a supervisor signals the groups that new
+	// partitions join in group order. Before, it went in a map's order,
+	// which a replay need not repeat when partitions joined two or more
+	// running groups at once (a nondeterminism error).
+	sortedAddPartitionsChange                   = "sorted-add-partitions"
+	sortedAddPartitionsVersion workflow.Version = 1
 )
 
 // The long-running design: orchestration costs history per piece of work,

@@ -124,6 +124,10 @@ type IOConfig struct {
 	// AutoScalerConfig lets the supervisor change taskCount from its lag
 	// (autoscaler.go). Optional; off by default.
 	AutoScalerConfig *AutoScalerConfig `json:"autoScalerConfig,omitempty"`
+	// ConsumerProperties is Druid's map of Kafka consumer properties, of
+	// which handoff reads isolation.level: read_committed or
+	// read_uncommitted (spec_consumer.go). Default read_committed.
+	ConsumerProperties map[string]any `json:"consumerProperties,omitempty"`
 }
 
 // TableOn reports whether publishes commit to the datasource's Iceberg
@@ -309,6 +313,9 @@ func (s Spec) Validate() error {
 		return err
 	}
 	if err := validateTopicDimension(ds, s.IOConfig.TopicDimension); err != nil {
+		return err
+	}
+	if err := validateConsumerProperties(s.IOConfig.ConsumerProperties); err != nil {
 		return err
 	}
 	if err := validateFilter(ds); err != nil {

@@ -111,14 +111,17 @@ func (c *Client) partitions(ctx context.Context, topic string) ([]int32, error) 
 	return nil, fmt.Errorf("topic %q on %s: %w", topic, strings.Join(c.brokers, ","), ErrTopicNotFound)
 }
 
-// Bounds returns each partition's earliest offset and its latest (the offset
-// the next produced record will get).
-func (c *Client) Bounds(ctx context.Context, topic string, partitions []int32) (earliest, latest map[int32]int64, err error) {
+// Bounds returns each partition's earliest offset and its latest as a
+// reader at iso sees it: the high watermark (the offset the next produced
+// record will get) under read uncommitted, the last stable offset (the
+// first offset of the oldest open transaction, else the high watermark)
+// under read committed.
+func (c *Client) Bounds(ctx context.Context, topic string, partitions []int32, iso Isolation) (earliest, latest map[int32]int64, err error) {
 	reqs := make([]kafkago.OffsetRequest, 0, 2*len(partitions))
 	for _, p := range partitions {
 		reqs = append(reqs, kafkago.FirstOffsetOf(int(p)), kafkago.LastOffsetOf(int(p)))
 	}
-	res, err := c.c.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{topic: reqs}})
+	res, err := c.c.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{topic: reqs}, IsolationLevel: kafkago.IsolationLevel(iso.wire())})
 	if err != nil {
 		return nil, nil, fmt.Errorf("list offsets of topic %q: %w", topic, c.auth.explain(err))
 	}

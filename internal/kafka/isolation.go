@@ -1,6 +1,6 @@
 package kafka
 
-import "fmt"
+import "handoff/internal/domain"
 
 // Isolation is a fetch's isolation level, Kafka's isolation.level. The zero
 // value is ReadCommitted: what a reader that must never see an aborted
@@ -16,29 +16,20 @@ const (
 	ReadUncommitted
 )
 
-// Names of the isolation levels, as Kafka's consumers spell them.
-const (
-	ReadCommittedName   = "read_committed"
-	ReadUncommittedName = "read_uncommitted"
-)
-
-// ParseIsolation reads Kafka's name of an isolation level; "" is
-// ReadCommitted.
-func ParseIsolation(s string) (Isolation, error) {
-	switch s {
-	case "", ReadCommittedName:
-		return ReadCommitted, nil
-	case ReadUncommittedName:
-		return ReadUncommitted, nil
+// IsolationOf is the isolation level a supervisor's spec reads at
+// (ioConfig.consumerProperties, validated by the spec).
+func IsolationOf(io domain.IOConfig) Isolation {
+	if io.IsolationLevel() == domain.IsolationReadUncommitted {
+		return ReadUncommitted
 	}
-	return ReadCommitted, fmt.Errorf("isolation level %q: want %s or %s", s, ReadCommittedName, ReadUncommittedName)
+	return ReadCommitted
 }
 
 func (i Isolation) String() string {
 	if i == ReadUncommitted {
-		return ReadUncommittedName
+		return domain.IsolationReadUncommitted
 	}
-	return ReadCommittedName
+	return domain.IsolationReadCommitted
 }
 
 // wire is the level's value in Fetch and ListOffsets requests.

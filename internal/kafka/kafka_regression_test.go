@@ -38,7 +38,7 @@ func TestPartitionsSeesTopicCreatedLater(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, []int32{0, 1}, ps)
 
-	earliest, latest, err := c.Bounds(ctx, "later", []int32{0, 1})
+	earliest, latest, err := c.Bounds(ctx, "later", []int32{0, 1}, kafka.ReadUncommitted)
 	assert.NoError(t, err)
 	assert.Equal(t, map[int32]int64{0: 0, 1: 0}, earliest)
 	assert.Equal(t, map[int32]int64{0: 0, 1: 0}, latest)

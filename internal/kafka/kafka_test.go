@@ -117,13 +117,13 @@ func TestBounds(t *testing.T) {
 	t.Parallel()
 	_, c := fixture(t)
 	ctx := ctxT(t)
-	earliest, latest, err := c.Bounds(ctx, topic, []int32{0, 1, 2})
+	earliest, latest, err := c.Bounds(ctx, topic, []int32{0, 1, 2}, kafka.ReadUncommitted)
 	require.NoError(t, err)
 	require.Equal(t, map[int32]int64{0: 0, 1: 0, 2: 0}, earliest)
 	require.Equal(t, map[int32]int64{0: 5, 1: 0, 2: 7}, latest)
 
 	// A subset of partitions gives just those.
-	earliest, latest, err = c.Bounds(ctx, topic, []int32{2})
+	earliest, latest, err = c.Bounds(ctx, topic, []int32{2}, kafka.ReadUncommitted)
 	require.NoError(t, err)
 	require.Equal(t, map[int32]int64{2: 0}, earliest)
 	require.Equal(t, map[int32]int64{2: 7}, latest)
@@ -132,7 +132,7 @@ func TestBounds(t *testing.T) {
 func TestBoundsOfUnknownTopic(t *testing.T) {
 	t.Parallel()
 	_, c := fixture(t)
-	earliest, latest, err := c.Bounds(ctxT(t), "no-such-topic", []int32{0})
+	earliest, latest, err := c.Bounds(ctxT(t), "no-such-topic", []int32{0}, kafka.ReadUncommitted)
 	require.Error(t, err)
 	require.Nil(t, earliest)
 	require.Nil(t, latest)

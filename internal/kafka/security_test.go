@@ -47,7 +47,7 @@ func requireWorks(t *testing.T, c *kafka.Client) {
 	ps, err := c.Partitions(ctx, topic)
 	require.NoError(t, err)
 	require.Equal(t, []int32{0, 1, 2}, ps)
-	earliest, latest, err := c.Bounds(ctx, topic, ps)
+	earliest, latest, err := c.Bounds(ctx, topic, ps, kafka.ReadUncommitted)
 	require.NoError(t, err)
 	var got []string
 	for _, p := range ps {

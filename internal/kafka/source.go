@@ -10,7 +10,7 @@ import (
 
 // Look lists the partitions a supervisor reads (io's topic, or every
 // topic its topicPattern matches), in order, with their earliest and latest
-// offsets. Partitions of one topic are named by number alone (domain.P); a
+// offsets, latest as the spec's isolation level sees it (Bounds). Partitions of one topic are named by number alone (domain.P); a
 // pattern's carry their topic (domain.TP). A single topic that does not
 // exist, and a pattern no topic matches, are ErrTopicNotFound errors; a
 // matching topic deleted between the listing and its offsets is left out.
@@ -20,7 +20,7 @@ func (c *Client) Look(ctx context.Context, io domain.IOConfig) (parts []domain.P
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		e, l, err := c.Bounds(ctx, io.Topic, nums)
+		e, l, err := c.Bounds(ctx, io.Topic, nums, IsolationOf(io))
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -36,7 +36,7 @@ func (c *Client) Look(ctx context.Context, io domain.IOConfig) (parts []domain.P
 	}
 	earliest, latest = domain.Offsets{}, domain.Offsets{}
 	for _, name := range io.MatchingTopics(names) {
-		e, l, err := c.Bounds(ctx, name, all[name])
+		e, l, err := c.Bounds(ctx, name, all[name], IsolationOf(io))
 		if errors.Is(err, ErrTopicNotFound) {
 			continue // deleted since the listing
 		}

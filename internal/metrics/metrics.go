@@ -3,7 +3,9 @@
 // hand-off latency from checkpoint to commit), each supervisor's Kafka lag
 // and unpublished records (internal/lagview's figures), what compaction,
 // retention, kill and sweep did per datasource, the autoscaler's task
-// count and actions,
+// count and actions, the records reads passed without a row (transaction
+// markers, aborted records, null values) and the partitions an open
+// transaction holds,
 // what the workload tracker holds at scrape time, and the Temporal SDK's own
 // metrics, all on one registry.
 //
@@ -42,6 +44,7 @@ type Metrics struct {
 
 	lifecycle  lifecycle
 	autoscaler autoscaler
+	reads      reads
 
 	tracker  atomic.Pointer[workload.Tracker]
 	temporal *temporalCollector
@@ -86,6 +89,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		unpubParts: map[string]map[domain.Partition]bool{},
 		lifecycle:  newLifecycle(),
 		autoscaler: newAutoscaler(),
+		reads:      newReads(),
 		temporal:   newTemporalCollector(),
 	}
 	if reg != nil {
@@ -98,6 +102,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		)
 		reg.MustRegister(m.lifecycle.collectors()...)
 		reg.MustRegister(m.autoscaler.collectors()...)
+		reg.MustRegister(m.reads.collectors()...)
 	}
 	return m
 }

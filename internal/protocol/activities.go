@@ -67,6 +67,13 @@ type ConsumeResult struct {
 	Rows        int64 // after rollup
 	Unparseable int64
 	ThrownAway  int64 // late, early or filtered out
+	// NoValue counts the records thrown away for a null value (a tombstone)
+	// or an empty one (ThrownAway includes them); Markers and Aborted the
+	// transaction markers passed and the records of aborted transactions
+	// left out, which are neither rows nor thrown away.
+	NoValue int64 `json:",omitempty"`
+	Markers int64 `json:",omitempty"`
+	Aborted int64 `json:",omitempty"`
 	// StagingKey names the chunk's staging file; "" when it holds no rows.
 	StagingKey string
 	Bytes      int64

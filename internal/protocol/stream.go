@@ -70,6 +70,13 @@ type ConsumeStreamResult struct {
 	Bytes       int64
 	Unparseable int64
 	ThrownAway  int64
+	// NoValue counts the records thrown away for a null value (a tombstone)
+	// or an empty one (ThrownAway includes them); Markers and Aborted the
+	// transaction markers passed and the records of aborted transactions
+	// left out, which are neither rows nor thrown away.
+	NoValue int64 `json:",omitempty"`
+	Markers int64 `json:",omitempty"`
+	Aborted int64 `json:",omitempty"`
 	// Reason is why the stream returned: one of the Stream* constants.
 	Reason string
 }
@@ -139,7 +146,18 @@ type WatchView struct {
 	// CaughtUp: every partition's group has read to the latest offset,
 	// and no new record arrived, for two looks in a row.
 	CaughtUp bool
+	// Held are the partitions an open transaction has held for at least
+	// HeldReportAfter, as the groups' streams heartbeat them.
+	Held []domain.HeldPartition `json:",omitempty"`
 }
+
+// HeldReportAfter is how long an open transaction must hold a partition
+// before the supervisor's status and details show it: a transaction of a
+// healthy producer (Kafka Streams commits every 100 ms under exactly-once)
+// never does, one open past the producers' default transaction timeout
+// (60 s) is well shown, and the watch returns (history) only for holds
+// that last.
+const HeldReportAfter = 30 * time.Second
 
 // WatchResult is the view that differs from the known one, with what was
 // seen at the same look.

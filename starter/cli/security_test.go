@@ -85,7 +85,7 @@ func countSecure(t *testing.T, env map[string]string) int64 {
 	kc, err := hkafka.New([]string{env["KAFKA_BROKERS"]}, hkafka.WithSecurity(sec))
 	require.NoError(t, err)
 	defer kc.Close()
-	_, latest, err := kc.Bounds(t.Context(), "t", []int32{0, 1})
+	_, latest, err := kc.Bounds(t.Context(), "t", []int32{0, 1}, hkafka.ReadUncommitted)
 	require.NoError(t, err)
 	return latest[0] + latest[1]
 }

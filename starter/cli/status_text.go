@@ -18,7 +18,7 @@ import (
 func writeStatus(w io.Writer, f freshStatus) error {
 	s := f.SupervisorStatus
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s)\n", s.ID, stateText(s), s.Topic, s.DataSource)
+	fmt.Fprintf(tw, "supervisor %s  %s  (topic %s → datasource %s%s)\n", s.ID, stateText(s), s.Topic, s.DataSource, isolationText(s))
 	if s.PendingSpec {
 		fmt.Fprintln(tw, "a new spec applies once the task groups have published their open sequences")
 	}
@@ -72,8 +72,12 @@ func writeStatus(w io.Writer, f freshStatus) error {
 		}
 	}
 
+	for _, h := range s.Held {
+		fmt.Fprintf(tw, "\nheld by an open transaction: %s (%s ago): nothing past it is read until that transaction ends (docs/OPERATIONS.md)\n",
+			h, statusNow(f).Sub(h.Since).Round(time.Second))
+	}
 	r, p := s.Read, s.Published
-	fmt.Fprintf(tw, "\nread\t%d records, %d rows, %d unparseable, %d thrown away\n", r.Records, r.Rows, r.Unparseable, r.ThrownAway)
+	fmt.Fprintf(tw, "\nread\t%s\n", readText(r))
 	fmt.Fprintf(tw, "published\t%s, %s, %d rows\n", plural(p.Sequences, "sequence"), plural(p.Segments, "segment"), p.Rows)
 	if err := tw.Flush(); err != nil {
 		return err
@@ -178,4 +182,33 @@ func sequences(seqs []workflows.SequenceStatus) string {
 		}
 	}
 	return strings.Join(s, "; ")
+}
+
+// isolationText is the isolation level the groups read at ("" from a
+// worker that does not report it).
+func isolationText(s workflows.SupervisorStatus) string {
+	if s.IsolationLevel == "" {
+		return ""
+	}
+	return ", reads " + s.IsolationLevel
+}
+
+// readText says what the groups read, and what they passed without a row.
+func readText(r workflows.ReadTotals) string {
+	t := fmt.Sprintf("%d records, %d rows, %d unparseable, %d thrown away", r.Records, r.Rows, r.Unparseable, r.ThrownAway)
+	if r.NoValue > 0 {
+		t += fmt.Sprintf(" (%d with a null or empty value)", r.NoValue)
+	}
+	if r.Markers > 0 || r.Aborted > 0 {
+		t += fmt.Sprintf("; passed %d transaction markers and %d records of aborted transactions", r.Markers, r.Aborted)
+	}
+	return t
+}
+
+// statusNow is when the status was asked, or now.
+func statusNow(f freshStatus) time.Time {
+	if f.Time.IsZero() {
+		return time.Now()
+	}
+	return f.Time
 }

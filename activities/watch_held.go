@@ -1,0 +1,35 @@
+package activities
+
+import (
+	"slices"
+	"time"
+
+	"handoff/internal/domain"
+	"handoff/internal/protocol"
+)
+
+// lastingHolds keeps the holds at least protocol.HeldReportAfter old at
+// now: only those reach the supervisor.
+func lastingHolds(held []domain.HeldPartition, now time.Time) []domain.HeldPartition {
+	var out []domain.HeldPartition
+	for _, h := range held {
+		if now.Sub(h.Since) >= protocol.HeldReportAfter {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// sameHolds: the same partitions held at the same offsets (how far the log
+// went on behind a hold, and since when a stream saw it, are no news).
+func sameHolds(a, b []domain.HeldPartition) bool {
+	key := func(hs []domain.HeldPartition) []domain.HeldPartition {
+		out := make([]domain.HeldPartition, len(hs))
+		for i, h := range hs {
+			out[i] = domain.HeldPartition{Partition: h.Partition, Offset: h.Offset}
+		}
+		slices.SortFunc(out, func(x, y domain.HeldPartition) int { return domain.ComparePartitions(x.Partition, y.Partition) })
+		return out
+	}
+	return slices.Equal(key(a), key(b))
+}
