@@ -78,11 +78,11 @@ type stream struct {
 // staged or not) are what status readers look at, as in a Consume's
 // heartbeat; Staged is what a retry resumes from.
 type streamBeat struct {
-	State          string                       `json:"state"`
-	Offsets        domain.Offsets               `json:"offsets"`
-	Rows           int64                        `json:"rows"`
-	Bytes          int64                        `json:"bytes"`
-	HighWatermarks domain.Offsets               `json:"highWatermarks,omitempty"`
+	State          string         `json:"state"`
+	Offsets        domain.Offsets `json:"offsets"`
+	Rows           int64          `json:"rows"`
+	Bytes          int64          `json:"bytes"`
+	HighWatermarks domain.Offsets `json:"highWatermarks,omitempty"`
 	// Held are the partitions an open transaction holds (stream_held.go).
 	Held   []domain.HeldPartition       `json:"held,omitempty"`
 	Staged protocol.ConsumeStreamResult `json:"staged"`

@@ -29,8 +29,8 @@ func (s *supervisor) status() SupervisorStatus {
 		PartitionLag: view.Lags(), Lag: view.Lag,
 		PartitionUnpublished: view.UnpublishedByPartition(), Unpublished: view.Unpublished,
 		Read: s.c.Read, Published: s.c.Published, RecentErrors: slices.Clone(s.c.RecentErrors),
-		OffsetResets: slices.Clone(s.c.OffsetResets),
-		Autoscaler:   s.autoscalerStatus(),
+		OffsetResets:   slices.Clone(s.c.OffsetResets),
+		Autoscaler:     s.autoscalerStatus(),
 		IsolationLevel: s.spec.IOConfig.IsolationLevel(),
 	}
 	if w := s.c.Watched; w != nil {

@@ -69,7 +69,7 @@ func (g *taskGroup) reportProgress(ctx workflow.Context) {
 	}
 	g.signalSupervisor(ctx, SignalProgress, GroupProgress{
 		Group: g.in.Group, Generation: g.in.Generation, Position: g.pos.Clone(),
-		ReadTotals: g.report,
+		ReadTotals:   g.report,
 		SequenceRows: rows,
 	})
 	g.report, g.lastReportAt = ReadTotals{}, workflow.Now(ctx)
