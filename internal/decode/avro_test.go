@@ -44,8 +44,8 @@ func allTypesValue() map[string]any {
 		"raw": []byte{0, 1, 0xff}, "fx": [2]byte{'h', 'i'}, "e": "GREEN",
 		"maybe": "yes", "absent": nil, "either": map[string]any{"string": "two"},
 		"tags": []any{"a", "b"}, "attrs": map[string]any{"z": int64(1), "a": int64(2)},
-		"user":  map[string]any{"name": "ann", "age": map[string]any{"int": 41}},
-		"ts":    ts, "tsu": ts.Add(456 * time.Microsecond), "day": time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC),
+		"user": map[string]any{"name": "ann", "age": map[string]any{"int": 41}},
+		"ts":   ts, "tsu": ts.Add(456 * time.Microsecond), "day": time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC),
 		"price": big.NewRat(12345, 100), "uid": "8b1f4c3e-0000-4000-8000-000000000001",
 		"at": map[string]any{"long.timestamp-millis": ts},
 	}
