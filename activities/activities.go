@@ -68,6 +68,11 @@ type Recorder interface {
 	// task count and its actions by direction.
 	AutoscalerTaskCount(supervisor string, n int)
 	AutoscalerAction(supervisor, direction string)
+	// SchemaRegistryFailed counts a read stopped by the schema registry;
+	// SchemaRegistryUnavailable says whether a supervisor's groups wait
+	// for it now.
+	SchemaRegistryFailed(supervisor string)
+	SchemaRegistryUnavailable(supervisor string, waiting bool)
 }
 
 // Faults lets tests inject the failures that exactly-once must survive. All

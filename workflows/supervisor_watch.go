@@ -46,6 +46,9 @@ type WatchedState struct {
 	Problem     string `json:"problem,omitempty"`
 	ProblemType string `json:"problemType,omitempty"`
 	CaughtUp    bool   `json:"caughtUp,omitempty"`
+	// Registry is why the groups' reads wait for the schema registry, ""
+	// when they do not (protocol.WatchView.Registry).
+	Registry string `json:"registry,omitempty"`
 }
 
 // runWatched is the supervisor's loop in the watch design.
@@ -109,7 +112,7 @@ func (s *supervisor) unhealthyState(problemType string) {
 func (s *supervisor) known() protocol.WatchView {
 	v := protocol.WatchView{Partitions: s.c.Partitions, Groups: map[string]bool{}}
 	if w := s.c.Watched; w != nil {
-		v.Problem, v.ProblemType, v.CaughtUp = w.Problem, w.ProblemType, w.CaughtUp
+		v.Problem, v.ProblemType, v.CaughtUp, v.Registry = w.Problem, w.ProblemType, w.CaughtUp, w.Registry
 	}
 	for g, rec := range s.c.Groups {
 		v.Groups[TaskGroupWorkflowID(s.spec.ID, g)] = rec.Running
@@ -241,6 +244,10 @@ func (s *supervisor) onWatched(ctx workflow.Context, f workflow.Future, seq int)
 		s.c.Watched = &WatchedState{}
 	}
 	w := s.c.Watched
+	if res.View.Registry != "" && w.Registry == "" {
+		s.recordError(ctx, domain.ErrSchemaRegistryUnavailable+": "+res.View.Registry)
+	}
+	w.Registry = res.View.Registry
 	if res.View.Problem != "" {
 		if w.Problem == "" || w.ProblemType != res.View.ProblemType {
 			s.recordError(ctx, s.problemMessage(res.View))

@@ -3,7 +3,7 @@
 // hand-off latency from checkpoint to commit), each supervisor's Kafka lag
 // and unpublished records (internal/lagview's figures), what compaction,
 // retention, kill and sweep did per datasource, the autoscaler's task
-// count and actions,
+// count and actions, the schema registry's failures (registry.go),
 // what the workload tracker holds at scrape time, and the Temporal SDK's own
 // metrics, all on one registry.
 //
@@ -42,6 +42,7 @@ type Metrics struct {
 
 	lifecycle  lifecycle
 	autoscaler autoscaler
+	registry   schemaRegistry
 
 	tracker  atomic.Pointer[workload.Tracker]
 	temporal *temporalCollector
@@ -86,6 +87,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		unpubParts: map[string]map[domain.Partition]bool{},
 		lifecycle:  newLifecycle(),
 		autoscaler: newAutoscaler(),
+		registry:   newSchemaRegistry(),
 		temporal:   newTemporalCollector(),
 	}
 	if reg != nil {
@@ -98,6 +100,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		)
 		reg.MustRegister(m.lifecycle.collectors()...)
 		reg.MustRegister(m.autoscaler.collectors()...)
+		reg.MustRegister(m.registry.collectors()...)
 	}
 	return m
 }
