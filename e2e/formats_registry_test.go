@@ -149,9 +149,9 @@ func TestBadFramesAreUnparseableWithTheirReason(t *testing.T) {
 	msgs := avroEvents(t, gen, id, 0, n)
 	bad := map[string][]byte{
 		"schema id 9999 is not in the schema registry (404)": {0, 0, 0, 0x27, 0x0f, 2, 'x'},
-		"wrong magic byte 0x7b":                               []byte(`{"id":"json"}`),
-		"truncated frame: 3 bytes":                            {0, 0, 0},
-		"not Avro of schema id":                               append([]byte{0, 0, 0, 0, byte(id)}, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
+		"wrong magic byte 0x7b":                              []byte(`{"id":"json"}`),
+		"truncated frame: 3 bytes":                           {0, 0, 0},
+		"not Avro of schema id":                              append([]byte{0, 0, 0, 0, byte(id)}, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
 	}
 	for _, b := range bad {
 		msgs = append(msgs, b)
