@@ -171,7 +171,9 @@ func TestKafkaRecordFieldsAreColumns(t *testing.T) {
 		require.NoError(t, err)
 		schema, rows, err := segment.ReadFile(u.Path)
 		require.NoError(t, err)
-		col := func(name string) int { return slices.IndexFunc(schema.Dims, func(c domain.Column) bool { return c.Name == name }) }
+		col := func(name string) int {
+			return slices.IndexFunc(schema.Dims, func(c domain.Column) bool { return c.Name == name })
+		}
 		idc, keyc, envc := col("id"), col("kafka.key"), col("kafka.header.env")
 		require.True(t, idc >= 0 && keyc >= 0 && envc >= 0, "%v", schema.Dims)
 		for _, r := range rows {
