@@ -73,6 +73,11 @@ type Recorder interface {
 	// transaction has held a partition (0: not held).
 	Skipped(supervisor, reason string, n int64)
 	HeldByTransaction(supervisor, topic string, partition int32, d time.Duration)
+	// SchemaRegistryFailed counts a read stopped by the schema registry;
+	// SchemaRegistryUnavailable says whether a supervisor's groups wait
+	// for it now.
+	SchemaRegistryFailed(supervisor string)
+	SchemaRegistryUnavailable(supervisor string, waiting bool)
 }
 
 // Faults lets tests inject the failures that exactly-once must survive. All

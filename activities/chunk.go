@@ -31,6 +31,7 @@ type chunk struct {
 	noValue, markers, aborted                   int64
 	saved                                       []pgstore.ParseError // the latest unparseable rows, for parse_errors
 	deadLetters                                 []kafka.Message
+	rec                                         parse.Record // what the parser reads of a record, reused
 }
 
 // full: the chunk holds as many rows or bytes as the spec allows in memory.
@@ -64,7 +65,9 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 		c.parser.SetTopic(spec.IOConfig.TopicOf(p))
 	}
 	var addErr error
-	err := c.parser.Parse(r.Value, now, func(row domain.Row) {
+	c.rec = parse.Record{Topic: spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: r.Offset,
+		Time: r.Time, Key: r.Key, Headers: r.Headers, Value: r.Value}
+	err := c.parser.ParseRecord(&c.rec, now, func(row domain.Row) {
 		if addErr == nil {
 			addErr = c.buf.Add(row)
 		}
@@ -85,6 +88,8 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 		c.unparseable++
 		c.keepParseError(p, r, err)
 		c.deadLetter(p, r, "unparseable", err)
+	case parse.IsUnavailable(err):
+		return c.registryUnavailable(p, r, err)
 	default:
 		return err
 	}
@@ -170,4 +175,20 @@ func (c *chunk) settleBadRows(ctx context.Context) error {
 		return temporal.NewNonRetryableApplicationError(msg, domain.ErrParseExceptionsExceeded, nil)
 	}
 	return nil
+}
+
+// registryUnavailable stops the chunk on a record whose schema the
+// registry could not give: the record is not bad and must not be counted
+// so. The retryable error, of a stable type, fails the attempt; Temporal
+// retries it with back-off from the last staged chunk, so the record is
+// read again, and the supervisor's watch reports the wait while it lasts
+// (activities/watch_registry.go).
+func (c *chunk) registryUnavailable(p domain.Partition, r kafka.Record, err error) error {
+	spec := c.in.Spec
+	if c.a.Metrics != nil {
+		c.a.Metrics.SchemaRegistryFailed(spec.ID)
+	}
+	msg := fmt.Sprintf("supervisor %s: topic %s partition %d offset %d waits for the schema registry: %v",
+		spec.ID, spec.IOConfig.TopicOf(p), p.Partition, r.Offset, err)
+	return temporal.NewApplicationError(msg, domain.ErrSchemaRegistryUnavailable)
 }

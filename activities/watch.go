@@ -168,6 +168,8 @@ func (w *watcher) upToDate(latest, current domain.Offsets) bool {
 // running consume heartbeats.
 func (w *watcher) groups(ctx context.Context, res *protocol.WatchResult) (domain.Offsets, error) {
 	current := domain.Offsets{}
+	registry := ""
+	defer func() { w.seeRegistry(res, registry) }()
 	ids := make([]string, 0, len(w.in.Known.Groups))
 	for id := range w.in.Known.Groups {
 		ids = append(ids, id)
@@ -199,6 +201,9 @@ func (w *watcher) groups(ctx context.Context, res *protocol.WatchResult) (domain
 			res.Closed[id] = closed
 		}
 		for _, pa := range d.GetPendingActivities() {
+			if why := registryWait(pa, time.Now()); why != "" {
+				registry = why
+			}
 			var beat struct {
 				Offsets domain.Offsets         `json:"offsets"`
 				Held    []domain.HeldPartition `json:"held"`
@@ -237,6 +242,12 @@ func changed(known, seen protocol.WatchView) string {
 		if seen.Groups[id] != running {
 			return fmt.Sprintf("group %s running=%v", id, seen.Groups[id])
 		}
+	}
+	if (known.Registry == "") != (seen.Registry == "") {
+		if seen.Registry != "" {
+			return "schema registry: " + seen.Registry
+		}
+		return "schema registry answers again"
 	}
 	if known.CaughtUp != seen.CaughtUp {
 		return fmt.Sprintf("caught up=%v", seen.CaughtUp)

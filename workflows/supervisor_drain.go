@@ -66,6 +66,8 @@ func (s *supervisor) updateState(ctx workflow.Context) {
 	case s.outOfRangeGroups() > 0:
 		// Retrying cannot fix it: say so at once (supervisor_outofrange.go).
 		state, detail = StateUnhealthyTasks, DetailOffsetOutOfRange
+	case s.c.Watched != nil && s.c.Watched.Registry != "":
+		state, detail = StateUnhealthyTasks, DetailSchemaRegistryUnavailable
 	case s.failingGroups() > 0:
 		state, detail = StateUnhealthyTasks, fmt.Sprintf("%d group(s) failed %d times in a row", s.failingGroups(), unhealthyAfterFailures)
 	case s.idle(ctx):
@@ -126,3 +128,9 @@ func startChild(ctx workflow.Context, id string, in TaskGroupInput) error {
 // errStillRunning: a task-group workflow id is taken by a run that the
 // supervisor does not know of.
 var errStillRunning = errors.New("an earlier run still runs")
+
+// DetailSchemaRegistryUnavailable: the groups' reads wait for the schema
+// registry (the watch sees their consumes fail with
+// domain.ErrSchemaRegistryUnavailable); nothing read is lost or counted
+// unparseable, and reading resumes when it answers.
+const DetailSchemaRegistryUnavailable = "SCHEMA_REGISTRY_UNAVAILABLE"

@@ -48,6 +48,9 @@ type WatchedState struct {
 	CaughtUp    bool   `json:"caughtUp,omitempty"`
 	// Held are the partitions an open transaction has held for a while.
 	Held []domain.HeldPartition `json:"held,omitempty"`
+	// Registry is why the groups' reads wait for the schema registry, ""
+	// when they do not (protocol.WatchView.Registry).
+	Registry string `json:"registry,omitempty"`
 }
 
 // runWatched is the supervisor's loop in the watch design.
@@ -111,7 +114,7 @@ func (s *supervisor) unhealthyState(problemType string) {
 func (s *supervisor) known() protocol.WatchView {
 	v := protocol.WatchView{Partitions: s.c.Partitions, Groups: map[string]bool{}}
 	if w := s.c.Watched; w != nil {
-		v.Problem, v.ProblemType, v.CaughtUp, v.Held = w.Problem, w.ProblemType, w.CaughtUp, w.Held
+		v.Problem, v.ProblemType, v.CaughtUp, v.Held, v.Registry = w.Problem, w.ProblemType, w.CaughtUp, w.Held, w.Registry
 	}
 	for g, rec := range s.c.Groups {
 		v.Groups[TaskGroupWorkflowID(s.spec.ID, g)] = rec.Running
@@ -243,6 +246,10 @@ func (s *supervisor) onWatched(ctx workflow.Context, f workflow.Future, seq int)
 		s.c.Watched = &WatchedState{}
 	}
 	w := s.c.Watched
+	if res.View.Registry != "" && w.Registry == "" {
+		s.recordError(ctx, domain.ErrSchemaRegistryUnavailable+": "+res.View.Registry)
+	}
+	w.Registry = res.View.Registry
 	if res.View.Problem != "" {
 		if w.Problem == "" || w.ProblemType != res.View.ProblemType {
 			s.recordError(ctx, s.problemMessage(res.View))

@@ -35,6 +35,13 @@ const (
 	ErrTableSchema = "TableSchema"
 )
 
+// ErrSchemaRegistryUnavailable: a read stopped because the schema registry
+// could not give a record's schema (down, slow, refusing the credentials).
+// Unlike the others it is retryable: the activity retries with back-off,
+// the record is read again, and the supervisor's watch reports it while
+// it lasts.
+const ErrSchemaRegistryUnavailable = "SchemaRegistryUnavailable"
+
 // ErrCompactionConflict: the used segments of an interval changed since a
 // compaction read them in a way it cannot reconcile (a retention drop,
 // another compaction): it gives that interval up, commits nothing, and the

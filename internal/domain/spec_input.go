@@ -8,9 +8,11 @@ import (
 
 // InputFormat says how one Kafka message becomes rows.
 type InputFormat struct {
-	// Type is json or csv. Default json.
+	// Type is json, csv, avro_stream, protobuf, json_schema or kafka
+	// (spec_formats.go). Default json.
 	Type string `json:"type,omitempty"`
-	// FlattenSpec (json) names nested fields to lift to the top level.
+	// FlattenSpec (json, avro_stream, protobuf, json_schema) names nested
+	// fields to lift to the top level.
 	FlattenSpec *FlattenSpec `json:"flattenSpec,omitempty"`
 	// Columns (csv) names the columns in order. Required unless
 	// FindColumnsFromHeader.
@@ -20,6 +22,8 @@ type InputFormat struct {
 	FindColumnsFromHeader bool `json:"findColumnsFromHeader,omitempty"`
 	// Delimiter (csv) separates fields: one character. Default ",".
 	Delimiter string `json:"delimiter,omitempty"`
+	// Schema-registry formats and the kafka format: spec_formats.go.
+	RecordFormats
 }
 
 // FlattenSpec lifts nested JSON fields to named top-level fields.
@@ -54,6 +58,7 @@ func (f *InputFormat) applyDefaults() {
 	if f.Type == "" {
 		f.Type = InputJSON
 	}
+	f.applyRecordDefaults()
 	if f.Type == InputCSV && f.Delimiter == "" {
 		f.Delimiter = ","
 	}
@@ -64,7 +69,12 @@ func (f *InputFormat) applyDefaults() {
 var pathExpr = regexp.MustCompile(`^\$((\.[A-Za-z_][A-Za-z0-9_\-]*)|(\['[^']*'\])|(\[[0-9]+\]))+$`)
 
 func (f InputFormat) validate(path string) error {
+	if err := f.checkRecordFields(path); err != nil {
+		return err
+	}
 	switch f.Type {
+	case InputAvroStream, InputProtobuf, InputJSONSchema, InputKafka:
+		return f.validateRecordFormat(path)
 	case InputJSON:
 		if f.Columns != nil || f.FindColumnsFromHeader {
 			return &FieldError{Path: path + ".columns", Msg: "columns and findColumnsFromHeader are for csv"}
@@ -82,7 +92,7 @@ func (f InputFormat) validate(path string) error {
 		}
 		return nil
 	}
-	return &FieldError{Path: path + ".type", Msg: fmt.Sprintf("%q is not an input format: want json or csv", f.Type)}
+	return &FieldError{Path: path + ".type", Msg: fmt.Sprintf("%q is not an input format: want json, csv, avro_stream, protobuf, json_schema or kafka", f.Type)}
 }
 
 func (f *FlattenSpec) validate(path string) error {

@@ -5,7 +5,7 @@
 // retention, kill and sweep did per datasource, the autoscaler's task
 // count and actions, the records reads passed without a row (transaction
 // markers, aborted records, null values) and the partitions an open
-// transaction holds,
+// transaction holds, the schema registry's failures (registry.go),
 // what the workload tracker holds at scrape time, and the Temporal SDK's own
 // metrics, all on one registry.
 //
@@ -45,6 +45,7 @@ type Metrics struct {
 	lifecycle  lifecycle
 	autoscaler autoscaler
 	reads      reads
+	registry   schemaRegistry
 
 	tracker  atomic.Pointer[workload.Tracker]
 	temporal *temporalCollector
@@ -90,6 +91,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		lifecycle:  newLifecycle(),
 		autoscaler: newAutoscaler(),
 		reads:      newReads(),
+		registry:   newSchemaRegistry(),
 		temporal:   newTemporalCollector(),
 	}
 	if reg != nil {
@@ -103,6 +105,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		reg.MustRegister(m.lifecycle.collectors()...)
 		reg.MustRegister(m.autoscaler.collectors()...)
 		reg.MustRegister(m.reads.collectors()...)
+		reg.MustRegister(m.registry.collectors()...)
 	}
 	return m
 }

@@ -74,6 +74,8 @@ func describe(f field) string {
 		return "an object"
 	case kindArray:
 		return "an array"
+	case kindTime:
+		return "the time " + short(f.text)
 	}
 	return "null"
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"handoff/internal/decode"
 	"handoff/internal/domain"
 )
 
@@ -29,8 +30,29 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 		return nil, err
 	}
 	in := io.InputFormat
+	if in.Type == domain.InputKafka {
+		if in.ValueFormat == nil {
+			return nil, &domain.FieldError{Path: "ioConfig.inputFormat.valueFormat", Msg: "required for kafka"}
+		}
+		k, err := newKafkaFields(in)
+		if err != nil {
+			return nil, err
+		}
+		p.kafka, p.binary, in = k, true, *in.ValueFormat
+	}
 	switch cmp.Or(in.Type, domain.InputJSON) {
 	case domain.InputJSON:
+		p.topFields = in.FlattenSpec.DiscoversFields()
+		if err := p.addFlatten(in.FlattenSpec); err != nil {
+			return nil, err
+		}
+	case domain.InputAvroStream, domain.InputProtobuf, domain.InputJSONSchema:
+		dec, unframe, err := newDecoder(in, "ioConfig.inputFormat", decode.Options{BinaryAsString: in.BinaryAsString, Numeric: numericFields(ds)})
+		if err != nil {
+			return nil, err
+		}
+		p.dec, p.unframe, p.sink = dec, unframe, valueSink{p}
+		p.binary = p.binary || dec != nil
 		p.topFields = in.FlattenSpec.DiscoversFields()
 		if err := p.addFlatten(in.FlattenSpec); err != nil {
 			return nil, err
@@ -42,7 +64,7 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 		}
 		p.csv, p.topFields = c, true
 	default:
-		return nil, &domain.FieldError{Path: "ioConfig.inputFormat.type", Msg: fmt.Sprintf("%q is not an input format: want json or csv", in.Type)}
+		return nil, &domain.FieldError{Path: "ioConfig.inputFormat.type", Msg: fmt.Sprintf("%q is not an input format: want json, csv, avro_stream, protobuf, json_schema or kafka", in.Type)}
 	}
 	p.wire(ds)
 	p.addTopicDim(io.TopicDimension)
@@ -209,7 +231,7 @@ func (p *Parser) sourceOf(name string) source {
 	if i := slices.IndexFunc(p.flat, func(f flatField) bool { return f.name == name }); i >= 0 {
 		return source{flat: i, slot: -1}
 	}
-	if p.topFields {
+	if p.topFields || (p.kafka != nil && p.kafka.isMeta(name)) {
 		return source{flat: -1, slot: p.slotOf(name)}
 	}
 	return source{flat: -1, slot: -1}

@@ -2,7 +2,9 @@
 // them: the row's time from the timestamp column, truncated to the query
 // granularity, typed dimension values (declared or discovered), and each
 // metric's initial value. It reads JSON objects (with an optional
-// flattenSpec) and CSV.
+// flattenSpec) and CSV; Avro, Protobuf and JSON Schema through
+// internal/decode (decoded.go); and, with the kafka input format, the
+// record's own timestamp, topic, key and headers (record.go).
 package parse
 
 import (
@@ -11,6 +13,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"handoff/internal/decode"
 	"handoff/internal/domain"
 )
 
@@ -22,6 +25,15 @@ type Parser struct {
 	late, early        time.Duration // 0: keep all
 	filter             *domain.Filter
 	csv                *csvFormat // nil for JSON
+
+	// Binary formats (decoded.go): dec for Avro and Protobuf, unframe for
+	// JSON Schema; nil for JSON and CSV.
+	dec     decode.Decoder
+	sink    decode.Sink
+	unframe func([]byte) ([]byte, error)
+	binary  bool         // strings are checked one by one for UTF-8
+	kafka   *kafkaFields // the kafka format (record.go), or nil
+	rec     *Record      // the record ParseRecord is parsing
 
 	// Where each input the spec names comes from.
 	tsSrc, filterSrc source
@@ -88,7 +100,9 @@ const maxDiscoveredDims = 10_000
 // header with findColumnsFromHeader). A message is all or nothing: if any
 // of its rows is bad or thrown away, nothing is emitted. The error is an
 // *UnparseableError, or (when every row parses) a *RejectedError for the
-// first row thrown away.
+// first row thrown away; or, for the schema-registry formats, an error for
+// which IsUnavailable holds: the registry is out of reach, the message may
+// be fine, and the caller must retry it later rather than count it bad.
 //
 // value must not change during the call, and may change after: fields are
 // views into it while Parse runs, and every string a row keeps is copied
@@ -96,12 +110,17 @@ const maxDiscoveredDims = 10_000
 func (p *Parser) Parse(value []byte, now time.Time, emit func(domain.Row)) error {
 	msg := unsafe.String(unsafe.SliceData(value), len(value))
 	p.mark = len(p.dimCols)
-	p.badUTF8 = !utf8.ValidString(msg)
+	p.badUTF8 = p.binary || !utf8.ValidString(msg)
 	p.rows = p.rows[:0]
 	var err error
-	if p.csv != nil {
+	switch {
+	case p.csv != nil:
 		err = p.parseCSV(msg, now)
-	} else {
+	case p.dec != nil:
+		err = p.parseDecoded(value, now)
+	case p.unframe != nil:
+		err = p.parseFramedJSON(value, now)
+	default:
 		err = p.parseJSON(msg, now)
 	}
 	if err != nil {

@@ -43,7 +43,7 @@ func (p *Parser) setTop(key string, f field) error {
 	}
 	if ki.dim == -1 && p.discover && p.topFields {
 		if strings.HasPrefix(key, "__") { // reserved, like __time
-			ki.dim = noDim
+			ki.dim, key = noDim, strings.Clone(key) // key may be a view into the message
 		} else {
 			name := strings.Clone(key)
 			d, err := p.addDim(name)
@@ -131,6 +131,9 @@ func (p *Parser) flatten() error {
 // finishRow builds the row from the fields set since beginRow and adds it
 // to p.rows. A valid row thrown away comes back as a *RejectedError.
 func (p *Parser) finishRow(now time.Time) (*RejectedError, error) {
+	if err := p.recordFields(); err != nil {
+		return nil, err
+	}
 	if err := p.flatten(); err != nil {
 		return nil, err
 	}

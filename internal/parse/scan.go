@@ -17,6 +17,10 @@ const (
 	kindBool
 	kindObject
 	kindArray
+	// kindTime is an instant a binary format typed as one (decode.Time):
+	// RFC 3339 text that timestampSpec reads whatever its format says,
+	// and a string everywhere else.
+	kindTime
 )
 
 // field is one input value, a view into the message. For strings, text is

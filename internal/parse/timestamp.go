@@ -40,6 +40,12 @@ func (p *Parser) timestamp(f field) (int64, error) {
 			return 0, unparseable(col, "timestamp column %q: want an ISO-8601 string, got %s", col, describe(f))
 		}
 	case kindString:
+	case kindTime:
+		ms, err := parseISO(f.text)
+		if err != nil {
+			return 0, unparseable(col, "timestamp column %q: %v", col, err)
+		}
+		return ms, nil
 	default:
 		return 0, unparseable(col, "timestamp column %q: want a time, got %s", col, describe(f))
 	}

@@ -143,6 +143,10 @@ type WatchView struct {
 	ProblemType string
 	// Groups maps a task-group workflow id to whether it runs.
 	Groups map[string]bool
+	// Registry is why a group's read waits for the schema registry (its
+	// consume fails with ErrSchemaRegistryUnavailable and is retried), ""
+	// when none does.
+	Registry string `json:",omitempty"`
 	// CaughtUp: every partition's group has read to the latest offset,
 	// and no new record arrived, for two looks in a row.
 	CaughtUp bool

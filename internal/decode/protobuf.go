@@ -1,0 +1,234 @@
+package decode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bufbuild/protocompile"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"handoff/internal/registry"
+)
+
+// Protobuf decodes framed Protobuf values: the writer's schema (.proto
+// text, with its references as imports) from the registry by the frame's
+// id, compiled with protocompile; the message by the frame's message
+// indexes; the bytes by google.golang.org/protobuf into a dynamicpb
+// message.
+type Protobuf struct {
+	reg     *registry.Client
+	opts    Options
+	t       protoText
+	files   map[int]*protoFile
+	msgs    map[protoreflect.FullName]*dynamicpb.Message // reused per type
+	unmarsh proto.UnmarshalOptions
+}
+
+// protoFile is a compiled schema, and its refusal (evolution.go).
+type protoFile struct {
+	fd      protoreflect.FileDescriptor
+	refused map[protoreflect.FullName]*Error
+}
+
+// NewProtobufRegistry decodes framed Protobuf with schemas from reg.
+func NewProtobufRegistry(reg *registry.Client, opts Options) *Protobuf {
+	return &Protobuf{reg: reg, opts: opts, t: protoText{binaryAsString: opts.BinaryAsString},
+		files: map[int]*protoFile{}, msgs: map[protoreflect.FullName]*dynamicpb.Message{},
+		unmarsh: proto.UnmarshalOptions{RecursionLimit: 100}}
+}
+
+// Decode implements Decoder.
+func (d *Protobuf) Decode(msg []byte, sink Sink) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errorf(0, "Protobuf decoder failed on this message: %v", p)
+		}
+	}()
+	d.t.reset()
+	id, payload, ferr := unframe(msg)
+	if ferr != nil {
+		return ferr
+	}
+	idx, payload, ferr := messageIndexes(id, payload)
+	if ferr != nil {
+		return ferr
+	}
+	f, err := d.file(id)
+	if err != nil {
+		return err
+	}
+	md, derr := messageAt(id, f.fd, idx)
+	if derr != nil {
+		return derr
+	}
+	if len(d.opts.Numeric) > 0 {
+		if refused, err := d.evolution(id, f, md); err != nil {
+			return err
+		} else if refused != nil {
+			return refused
+		}
+	}
+	m := d.msgs[md.FullName()]
+	if m == nil || m.Descriptor() != md {
+		m = dynamicpb.NewMessage(md)
+		d.msgs[md.FullName()] = m
+	}
+	if err := d.unmarsh.Unmarshal(payload, m); err != nil {
+		return errorf(id, "not Protobuf %s of schema id %d: %v", md.FullName(), id, err)
+	}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		name := string(fd.Name())
+		if !set(m, fd) || !sink.Wants(name) {
+			continue
+		}
+		if err := sink.Field(name, d.t.field(fd, m.Get(fd))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// messageAt finds the message the indexes name: the idx[0]th message of
+// the file, then the idx[1]th nested in it, and so on.
+func messageAt(id int, fd protoreflect.FileDescriptor, idx []int) (protoreflect.MessageDescriptor, *Error) {
+	msgs := fd.Messages()
+	var md protoreflect.MessageDescriptor
+	for _, i := range idx {
+		if i >= msgs.Len() {
+			return nil, errorf(id, "message index %v does not name a message of schema id %d (%d there)", idx, id, msgs.Len())
+		}
+		md = msgs.Get(i)
+		msgs = md.Messages()
+	}
+	if md == nil {
+		return nil, errorf(id, "schema id %d has no message", id)
+	}
+	return md, nil
+}
+
+// file returns schema id compiled, once per process (registry.Schema.Memo).
+func (d *Protobuf) file(id int) (*protoFile, error) {
+	if f, ok := d.files[id]; ok {
+		return f, nil
+	}
+	rs, err := d.reg.Schema(context.Background(), id)
+	var nf *registry.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		return nil, &Error{SchemaID: id, Msg: nf.Error()}
+	case err != nil:
+		return nil, err
+	}
+	if rs.Type != 1 { // sr.TypeProtobuf
+		return nil, errorf(id, "schema id %d is %s schema, not Protobuf: the spec's input format is protobuf", id, typeName(rs))
+	}
+	fd, err := compileProto(rs)
+	if err != nil {
+		return nil, errorf(id, "schema id %d is not a valid Protobuf schema: %v", id, err)
+	}
+	f := &protoFile{fd: fd, refused: map[protoreflect.FullName]*Error{}}
+	d.files[id] = f
+	return f, nil
+}
+
+func compileProto(rs *registry.Schema) (protoreflect.FileDescriptor, error) {
+	v, err := rs.Memo("protobuf", func() (any, error) {
+		sources := map[string]string{}
+		var add func(s *registry.Schema)
+		add = func(s *registry.Schema) {
+			for _, ref := range s.References {
+				sources[ref.Name] = ref.Schema.Text
+				add(ref.Schema)
+			}
+		}
+		add(rs)
+		main := fmt.Sprintf("handoff-schema-%d.proto", rs.ID)
+		sources[main] = rs.Text
+		c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+			Accessor: func(path string) (io.ReadCloser, error) {
+				if src, ok := sources[path]; ok {
+					return io.NopCloser(strings.NewReader(src)), nil
+				}
+				return nil, os.ErrNotExist
+			},
+		})}
+		files, err := c.Compile(context.Background(), main)
+		if err != nil {
+			return nil, err
+		}
+		return protoreflect.FileDescriptor(files[0]), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(protoreflect.FileDescriptor), nil
+}
+
+// evolution refuses a message whose fields the spec reads as numbers
+// stopped being numbers since the version before (evolution.go).
+func (d *Protobuf) evolution(id int, f *protoFile, md protoreflect.MessageDescriptor) (*Error, error) {
+	if refused, ok := f.refused[md.FullName()]; ok {
+		return refused, nil
+	}
+	rs, err := d.reg.Schema(context.Background(), id)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := d.reg.Previous(context.Background(), rs)
+	if err != nil {
+		return nil, err
+	}
+	var refused *Error
+	if prev != nil && prev.Type == rs.Type {
+		if pfd, err := compileProto(prev); err == nil {
+			if f, ok := pfd.(interface {
+				FindDescriptorByName(protoreflect.FullName) protoreflect.Descriptor
+			}); ok {
+				if pmd, ok := f.FindDescriptorByName(md.FullName()).(protoreflect.MessageDescriptor); ok {
+					refused = evolve(id, prev.ID, string(md.FullName()), protoKinds(pmd), protoKinds(md), d.opts.Numeric)
+				}
+			}
+		}
+	}
+	f.refused[md.FullName()] = refused
+	return refused, nil
+}
+
+func protoKinds(md protoreflect.MessageDescriptor) map[string]string {
+	kinds := map[string]string{}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		kinds[string(fd.Name())] = protoKind(fd)
+	}
+	return kinds
+}
+
+func protoKind(fd protoreflect.FieldDescriptor) string {
+	switch {
+	case fd.IsList():
+		return "repeated"
+	case fd.IsMap():
+		return "map"
+	}
+	switch fd.Kind() {
+	case protoreflect.BoolKind, protoreflect.StringKind, protoreflect.BytesKind, protoreflect.EnumKind:
+		return fd.Kind().String()
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		switch fd.Message().FullName() {
+		case "google.protobuf.DoubleValue", "google.protobuf.FloatValue", "google.protobuf.Int64Value",
+			"google.protobuf.UInt64Value", "google.protobuf.Int32Value", "google.protobuf.UInt32Value":
+			return kindNumber
+		}
+		return string(fd.Message().FullName())
+	}
+	return kindNumber
+}
