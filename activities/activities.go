@@ -51,6 +51,10 @@ type Activities struct {
 	// Tables keeps each datasource's Iceberg table, committed with its
 	// offsets. Nil: publishes register segments only.
 	Tables *lake.Lake
+	// HeldReportAfter is how long an open transaction must hold a
+	// partition before a watch reports it to its supervisor (status, the
+	// UI's details). Default DefaultHeldReportAfter.
+	HeldReportAfter time.Duration
 }
 
 // Recorder receives the activities' measurements (internal/metrics

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -217,7 +218,7 @@ func (w *watcher) groups(ctx context.Context, res *protocol.WatchResult) (domain
 			for p, o := range beat.Offsets {
 				current[p] = max(current[p], o)
 			}
-			res.View.Held = append(res.View.Held, lastingHolds(beat.Held, time.Now())...)
+			res.View.Held = append(res.View.Held, lastingHolds(beat.Held, time.Now(), cmp.Or(w.a.HeldReportAfter, DefaultHeldReportAfter))...)
 		}
 	}
 	return current, nil

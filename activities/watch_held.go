@@ -5,15 +5,22 @@ import (
 	"time"
 
 	"handoff/internal/domain"
-	"handoff/internal/protocol"
 )
 
-// lastingHolds keeps the holds at least protocol.HeldReportAfter old at
-// now: only those reach the supervisor.
-func lastingHolds(held []domain.HeldPartition, now time.Time) []domain.HeldPartition {
+// DefaultHeldReportAfter is how long an open transaction must hold a
+// partition before the supervisor's status and details show it: a
+// transaction of a healthy producer (Kafka Streams commits every 100 ms
+// under exactly-once) never does, one open as long as the producers'
+// default transaction timeout (60 s) is well shown, and the watch returns
+// (history) only for holds that last.
+const DefaultHeldReportAfter = 30 * time.Second
+
+// lastingHolds keeps the holds at least after old at now: only those reach
+// the supervisor.
+func lastingHolds(held []domain.HeldPartition, now time.Time, after time.Duration) []domain.HeldPartition {
 	var out []domain.HeldPartition
 	for _, h := range held {
-		if now.Sub(h.Since) >= protocol.HeldReportAfter {
+		if now.Sub(h.Since) >= after {
 			out = append(out, h)
 		}
 	}

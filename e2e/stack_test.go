@@ -81,7 +81,8 @@ func newStack(t *testing.T, partitions int32, faults activities.Faults) *stack {
 	s.acts = &activities.Activities{
 		Kafka: kc, Store: s.store, Deep: s.deep, Staging: s.staging,
 		Temporal: s.temporal, Log: log, Faults: faults, Wakeups: startWakeups(t, pool, log),
-		Tables: lake.New(pool, s.deep, lake.Config{}),
+		Tables:          lake.New(pool, s.deep, lake.Config{}),
+		HeldReportAfter: 2 * time.Second, // the tests' transactions are held seconds
 	}
 	w := worker.New(s.temporal, s.taskQueue, workerOptions)
 	workflows.Register(w)

@@ -43,14 +43,21 @@ func (s *stack) publishedIDCounts(spec domain.Spec) map[string]int {
 // offsets are the topic's end offsets.
 func (s *stack) requireExactlyOnce(spec domain.Spec, runID string, n int64) {
 	s.t.Helper()
+	s.requireExactlyOnceIDs(spec, idRange(runID, n))
+}
+
+// requireExactlyOnceIDs is requireExactlyOnce for any set of ids: each of
+// want published once, nothing else.
+func (s *stack) requireExactlyOnceIDs(spec domain.Spec, want []string) {
+	s.t.Helper()
+	n := int64(len(want))
 	seen := s.publishedIDCounts(spec)
 	var total int
 	for _, c := range seen {
 		total += c
 	}
 	var missing, dup []string
-	for i := range n {
-		id := runID + "-" + itoa(i)
+	for _, id := range want {
 		switch c := seen[id]; {
 		case c == 0:
 			missing = append(missing, id)
@@ -68,16 +75,16 @@ func (s *stack) requireExactlyOnce(spec domain.Spec, runID string, n int64) {
 	stored, err := s.store.Offsets(context.Background(), spec.DataSchema.DataSource, spec.IOConfig.Topic)
 	require.NoError(s.t, err)
 	require.Equal(s.t, s.latest(spec), stored, "stored offsets must be each partition's end")
-	s.requireTableExactlyOnce(spec, runID, n, stored)
+	s.requireTableExactlyOnce(spec, want, stored)
 }
 
 // requireTableExactlyOnce reads the datasource through its Iceberg table,
 // opened by iceberg-go's SQL catalog, and checks what requireExactlyOnce
-// checks of the segments (laketest.Check); then DuckDB reads exactly the
+// checks of the segments (laketest.CheckIDs); then DuckDB reads exactly the
 // files the scan planned.
-func (s *stack) requireTableExactlyOnce(spec domain.Spec, runID string, n int64, stored domain.Offsets) {
+func (s *stack) requireTableExactlyOnce(spec domain.Spec, want []string, stored domain.Offsets) {
 	s.t.Helper()
-	r, err := laketest.Check(context.Background(), s.store.Pool(), lake.Config{}, spec.DataSchema.DataSource, runID, n, stored)
+	r, err := laketest.CheckIDs(context.Background(), s.store.Pool(), lake.Config{}, spec.DataSchema.DataSource, want, stored)
 	if r != nil {
 		s.t.Logf("table: %d rows in %d files; %d ids missing, %d duplicated", r.Scan.Rows, len(r.Scan.Files), len(r.Lost), len(r.Duplicated))
 	}
@@ -121,3 +128,12 @@ func (s *stack) idsOfPartition(p int32) map[string]bool {
 }
 
 func first(ids []string) []string { return ids[:min(len(ids), 5)] }
+
+// idRange is runID-0 ... runID-(n-1).
+func idRange(runID string, n int64) []string {
+	out := make([]string, n)
+	for i := range n {
+		out[i] = runID + "-" + itoa(i)
+	}
+	return out
+}

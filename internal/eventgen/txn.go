@@ -55,6 +55,9 @@ func (p *TxnProducer) Produce(ctx context.Context, n int) error {
 	return p.cl.ProduceSync(ctx, recs...).FirstErr()
 }
 
+// Open is the indexes of the events of the transaction under way.
+func (p *TxnProducer) Open() []int64 { return append([]int64(nil), p.open...) }
+
 // End commits (or aborts) the open transaction and returns the indexes of
 // its events.
 func (p *TxnProducer) End(ctx context.Context, commit bool) ([]int64, error) {

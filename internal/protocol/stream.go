@@ -150,18 +150,10 @@ type WatchView struct {
 	// CaughtUp: every partition's group has read to the latest offset,
 	// and no new record arrived, for two looks in a row.
 	CaughtUp bool
-	// Held are the partitions an open transaction has held for at least
-	// HeldReportAfter, as the groups' streams heartbeat them.
+	// Held are the partitions an open transaction has held for a while,
+	// as the groups' streams heartbeat them (activities.HeldReportAfter).
 	Held []domain.HeldPartition `json:",omitempty"`
 }
-
-// HeldReportAfter is how long an open transaction must hold a partition
-// before the supervisor's status and details show it: a transaction of a
-// healthy producer (Kafka Streams commits every 100 ms under exactly-once)
-// never does, one open past the producers' default transaction timeout
-// (60 s) is well shown, and the watch returns (history) only for holds
-// that last.
-const HeldReportAfter = 30 * time.Second
 
 // WatchResult is the view that differs from the known one, with what was
 // seen at the same look.

@@ -27,14 +27,24 @@ type Report struct {
 // "id"), and with stored, the datasource_offsets of the topic, which the
 // current snapshot's summary must equal. The error names what is wrong.
 func Check(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, runID string, n int64, stored domain.Offsets, props ...iceberg.Properties) (*Report, error) {
+	want := make([]string, n)
+	for i := range n {
+		want[i] = runID + "-" + strconv.FormatInt(i, 10)
+	}
+	return CheckIDs(ctx, pool, cfg, ds, want, stored, props...)
+}
+
+// CheckIDs is Check for any set of event ids (want, each once): those of
+// a transactional topic's committed transactions, say.
+func CheckIDs(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string, want []string, stored domain.Offsets, props ...iceberg.Properties) (*Report, error) {
+	n := int64(len(want))
 	scan, err := Read(ctx, pool, cfg, ds, "id", props...)
 	if err != nil {
 		return nil, err
 	}
 	r := &Report{Scan: scan}
 	left := maps.Clone(scan.IDs)
-	for i := range n {
-		id := runID + "-" + strconv.FormatInt(i, 10)
+	for _, id := range want {
 		switch c := left[id]; {
 		case c == 0:
 			r.Lost = append(r.Lost, id)
