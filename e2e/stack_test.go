@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"handoff/activities"
+	"handoff/e2e/harness"
 	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 	"handoff/internal/kafka"
@@ -216,19 +217,8 @@ func (s *stack) waitCaughtUp(spec domain.Spec) {
 	latest := s.latest(spec)
 	ctx := context.Background()
 	require.Eventually(s.t, func() bool {
-		pos := domain.Offsets{}
-		for g := range spec.IOConfig.TaskCount {
-			v, err := s.temporal.QueryWorkflow(ctx, workflows.TaskGroupWorkflowID(spec.ID, g), "", workflows.QueryStatus)
-			if err != nil {
-				return false
-			}
-			var st workflows.TaskGroupStatus
-			require.NoError(s.t, v.Get(&st))
-			for p, o := range st.Position {
-				pos[p] = o
-			}
-		}
-		return pos.Equal(latest)
+		pos, err := harness.GroupPositions(ctx, s.temporal, spec)
+		return err == nil && pos.Equal(latest)
 	}, time.Minute, 100*time.Millisecond, "groups did not read to the end offsets %v", latest)
 }
 

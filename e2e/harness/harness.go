@@ -13,13 +13,17 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"handoff/internal/domain"
 	"handoff/workflows"
 )
 
 // GroupPositions asks every group of spec's supervisor for the next offset
-// it reads, and merges them.
+// it reads, and merges them, raised to where a running stream's heartbeat
+// says it read: a stream that read nothing but transaction markers since
+// it started moves on without returning to its group, as the supervisor's
+// watch sees (activities/watch.go).
 func GroupPositions(ctx context.Context, c client.Client, spec domain.Spec) (domain.Offsets, error) {
 	pos := domain.Offsets{}
 	for g := range spec.IOConfig.TaskCount {
@@ -38,8 +42,41 @@ func GroupPositions(ctx context.Context, c client.Client, spec domain.Spec) (dom
 		for p, o := range st.Position {
 			pos[p] = o
 		}
+		beats, err := heartbeatOffsets(ctx, c, workflows.TaskGroupWorkflowID(spec.ID, g))
+		if err != nil {
+			return nil, fmt.Errorf("group %d: %w", g, err)
+		}
+		for p, o := range beats {
+			if _, ok := pos[p]; ok {
+				pos[p] = max(pos[p], o)
+			}
+		}
 	}
 	return pos, nil
+}
+
+// heartbeatOffsets merges the offsets the workflow's pending activities
+// last heartbeat.
+func heartbeatOffsets(ctx context.Context, c client.Client, workflowID string) (domain.Offsets, error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	d, err := c.DescribeWorkflowExecution(dctx, workflowID, "")
+	if err != nil {
+		return nil, err
+	}
+	out := domain.Offsets{}
+	for _, pa := range d.GetPendingActivities() {
+		var beat struct {
+			Offsets domain.Offsets `json:"offsets"`
+		}
+		if pa.GetHeartbeatDetails() == nil || converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &beat) != nil {
+			continue
+		}
+		for p, o := range beat.Offsets {
+			out[p] = max(out[p], o)
+		}
+	}
+	return out, nil
 }
 
 // StartedActivity is an activity the server sees as started on a worker.

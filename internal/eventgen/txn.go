@@ -110,6 +110,7 @@ func (r TxnReport) Readable() []int64 {
 // o.Producers concurrent transactional producers (transactional ids
 // "<run id>-txn-<n>"), each transaction of o.Size events committed or, one
 // in o.AbortOneIn, aborted, with plain events between, and reports which.
+// The end of ctx stops it between transactions: one under way still ends.
 func (g *Generator) ProduceTransactional(ctx context.Context, brokers []string, topic string, limit int64, o TxnOptions) (TxnReport, error) {
 	if o.Producers <= 0 {
 		o.Producers = 3
@@ -150,7 +151,7 @@ func (g *Generator) ProduceTransactional(ctx context.Context, brokers []string, 
 					return
 				}
 				commit := o.AbortOneIn <= 0 || newRand(g.Seed, t).next()%uint64(o.AbortOneIn) != 0
-				ids, err := p.txn(ctx, o.Size, commit)
+				ids, err := p.txn(context.WithoutCancel(ctx), o.Size, commit)
 				if err != nil {
 					errs[n] = err
 					return
@@ -164,7 +165,7 @@ func (g *Generator) ProduceTransactional(ctx context.Context, brokers []string, 
 				mu.Unlock()
 				if o.PlainEvery > 0 && k%o.PlainEvery == o.PlainEvery-1 {
 					i := g.next.Add(1) - 1
-					if err := plain.ProduceSync(ctx, &kgo.Record{Value: g.Event(i)}).FirstErr(); err != nil {
+					if err := plain.ProduceSync(context.WithoutCancel(ctx), &kgo.Record{Value: g.Event(i)}).FirstErr(); err != nil {
 						errs[n] = err
 						return
 					}
