@@ -80,7 +80,7 @@ var stageRules = []stageRule{
 	{stageStorage, prefix("handoff/internal/storage.", "os.(*File).Write", "os.(*File).Sync", "os.(*File).ReadFrom", "os.Rename")},
 	{stagePostgres, prefix("github.com/jackc/", "handoff/internal/pgstore.")},
 	{stageTemporal, prefix("go.temporal.io/", "google.golang.org/grpc", "google.golang.org/protobuf")},
-	{stageFetch, prefix("github.com/segmentio/kafka-go", "handoff/internal/kafka.", "net.", "internal/poll.", "bufio.")},
+	{stageFetch, prefix("github.com/segmentio/kafka-go", "handoff/internal/kafka.", "hash/crc32.", "net.", "internal/poll.", "bufio.")},
 }
 
 func isGC(fn string) bool {

@@ -103,7 +103,7 @@ func (p *peerResult) peerRate(variant string) float64 {
 	if p == nil {
 		return 0
 	}
-	if variant == variants["off-no-table"].name {
+	if variant == variants["off-no-table"].name || variant == variants["off-txn"].name {
 		variant = variants["off"].name
 	}
 	for _, v := range p.Variants {

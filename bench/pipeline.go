@@ -84,7 +84,7 @@ func backlogSpec(name, topic string, taskCount int, rollup, noTable bool) domain
 // measures it. The backlog's last sequences are closed by a checkpoint
 // once the groups have read to the ends, as an operator (or
 // intermediateHandoffPeriod) would.
-func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v variant, run int, ends domain.Offsets, ceilingRate float64) (variantResult, error) {
+func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v variant, run int, topic string, ends domain.Offsets, ceilingRate float64) (variantResult, error) {
 	res := variantResult{Name: v.name, Run: run, IcebergTable: v.table}
 	// Each run has its own supervisor, datasource and database.
 	name := v.name
@@ -108,7 +108,7 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v va
 		}
 	}()
 
-	spec := backlogSpec(name, backlogTopic, o.taskCount, v.rollup, !v.table)
+	spec := backlogSpec(name, topic, o.taskCount, v.rollup, !v.table)
 	if err := spec.Validate(); err != nil {
 		return res, fmt.Errorf("spec: %w", err)
 	}
@@ -137,7 +137,7 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v va
 	if err := stopSupervisor(ctx, tc, spec.ID); err != nil {
 		return res, err
 	}
-	total := float64(ends.Sum())
+	total := float64(o.events) // the transactional backlog's ends count its markers and aborted events too
 	res.Seconds = elapsed.Seconds()
 	res.EventsPerSecond = total / elapsed.Seconds()
 	res.CeilingRatio = res.EventsPerSecond / ceilingRate
@@ -150,12 +150,12 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v va
 	if err := describeSegments(ctx, pool, spec, &res); err != nil {
 		return res, err
 	}
-	if err := verifyEvents(ctx, pool, spec, "events", ends.Sum()); err != nil {
+	if err := verifyEvents(ctx, pool, spec, "events", o.events); err != nil {
 		return res, err
 	}
 	stopped = true
 	done() // the worker writes its profile as it stops
-	if res.Breakdown, err = breakdown(profile, ends.Sum()); err != nil {
+	if res.Breakdown, err = breakdown(profile, o.events); err != nil {
 		return res, fmt.Errorf("cost breakdown: %w", err)
 	}
 	return res, nil

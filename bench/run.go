@@ -30,6 +30,9 @@ type result struct {
 	// Peer is DuckDB doing the same transform (issue 17).
 	Peer     *peerResult     `json:"peer,omitempty"`
 	Variants []variantResult `json:"variants"`
+	// TxnAbortedEvents are the aborted events of the transactional
+	// backlog (variant off-txn), beside its o.events committed ones.
+	TxnAbortedEvents int64 `json:"txnAbortedEvents,omitempty"`
 	// Handoff is the latency with the Iceberg table, HandoffNoTable the
 	// same with ioConfig.icebergTable false.
 	Handoff        *handoffResult `json:"handoff,omitempty"`
@@ -59,16 +62,18 @@ type machine struct {
 
 // variant is one way of draining the backlog.
 type variant struct {
-	name   string // rollup-off, rollup-on, rollup-off-no-table
+	name   string // rollup-off, rollup-on, rollup-off-no-table, rollup-off-txn
 	rollup bool
 	table  bool // ioConfig.icebergTable
+	txn    bool // the transactional backlog (txn_backlog.go)
 }
 
 // variants are the values of -variants.
 var variants = map[string]variant{
-	"off":          {"rollup-off", false, true},
-	"on":           {"rollup-on", true, true},
-	"off-no-table": {"rollup-off-no-table", false, false},
+	"off":          {"rollup-off", false, true, false},
+	"on":           {"rollup-on", true, true, false},
+	"off-no-table": {"rollup-off-no-table", false, false, false},
+	"off-txn":      {"rollup-off-txn", false, true, true},
 }
 
 func parseVariants(s string) ([]string, error) {
@@ -79,7 +84,7 @@ func parseVariants(s string) ([]string, error) {
 			out = append(out, v)
 		case v == "":
 		default:
-			return nil, fmt.Errorf("-variants: unknown variant %q (want off, on, off-no-table)", v)
+			return nil, fmt.Errorf("-variants: unknown variant %q (want off, on, off-no-table, off-txn)", v)
 		}
 	}
 	return out, nil
@@ -239,6 +244,10 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 		}
 	}
 
+	txnEnds, err := txnBacklogIfAsked(ctx, s, o, res)
+	if err != nil {
+		return err
+	}
 	for run := 1; run <= o.repeat; run++ {
 		// Every other run goes in reverse order, so that no variant always
 		// runs first: the first of a run was up to 15% slower on this VM,
@@ -250,7 +259,11 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 		for _, k := range order {
 			v := variants[k]
 			logf("%s (run %d of %d): draining the backlog", v.name, run, o.repeat)
-			vr, err := runVariant(ctx, s, o, tc, v, run, ends, res.CeilingRate)
+			topic, vends := backlogTopic, ends
+			if v.txn {
+				topic, vends = txnBacklogTopic, txnEnds
+			}
+			vr, err := runVariant(ctx, s, o, tc, v, run, topic, vends, res.CeilingRate)
 			if err != nil {
 				return fmt.Errorf("%s: %w", v.name, err)
 			}
