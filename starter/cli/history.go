@@ -45,7 +45,7 @@ since the version before; in json the specs themselves.`,
 			}
 			res := make(historyResult, len(recs))
 			for i, r := range recs {
-				res[i] = specVersion{Version: r.Version, CreatedAt: r.CreatedAt, ChangedBy: r.ChangedBy, Reason: r.Reason, Spec: r.Spec}
+				res[i] = specVersion{Version: r.Version, CreatedAt: r.CreatedAt, ChangedBy: r.ChangedBy, Reason: r.Reason, Spec: r.Spec, IsolationLevel: isolationOf(r.Spec)}
 			}
 			return a.out.print(res)
 		}),
@@ -88,11 +88,13 @@ func (a *app) unknownSupervisor(ctx context.Context, id string) error {
 
 // specVersion is one accepted spec, as history prints it.
 type specVersion struct {
-	Version   int             `json:"version"`
-	CreatedAt time.Time       `json:"createdAt"`
-	ChangedBy string          `json:"changedBy"` // user or autoscaler
-	Reason    string          `json:"reason,omitempty"`
-	Spec      json.RawMessage `json:"spec"`
+	Version   int       `json:"version"`
+	CreatedAt time.Time `json:"createdAt"`
+	ChangedBy string    `json:"changedBy"` // user or autoscaler
+	Reason    string    `json:"reason,omitempty"`
+	// IsolationLevel is the spec's effective isolation.level.
+	IsolationLevel string          `json:"isolationLevel"`
+	Spec           json.RawMessage `json:"spec"`
 }
 
 // historyResult prints as a json array.
@@ -127,7 +129,7 @@ func specSummary(raw json.RawMessage) string {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "(unreadable spec: " + err.Error() + ")"
 	}
-	return fmt.Sprintf("topic %s → datasource %s, %s", s.IOConfig.Topic, s.DataSchema.DataSource, plural(s.IOConfig.TaskCount, "task group"))
+	return fmt.Sprintf("topic %s → datasource %s, %s, %s", s.IOConfig.Source(), s.DataSchema.DataSource, plural(s.IOConfig.TaskCount, "task group"), s.IOConfig.IsolationLevel())
 }
 
 // changedFields names the fields (dotted paths; lists count as one field)
@@ -174,4 +176,14 @@ func flattenJSON(raw json.RawMessage, prefix string, into map[string]string) {
 		}
 		flattenJSON(v, path, into)
 	}
+}
+
+// isolationOf is a stored spec's effective isolation level ("" when it
+// does not decode).
+func isolationOf(raw json.RawMessage) string {
+	var s domain.Spec
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s.IOConfig.IsolationLevel()
 }

@@ -29,8 +29,8 @@ func specsDB(t *testing.T) string {
 	require.NoError(t, s.Migrate(ctx))
 	for _, spec := range []string{
 		`{"id": "orders", "dataSchema": {"dataSource": "orders_ds"}, "ioConfig": {"topic": "orders", "taskCount": 2}}`,
-		`{"id": "orders", "dataSchema": {"dataSource": "orders_ds"}, "ioConfig": {"topic": "orders", "taskCount": 4},
-		  "tuningConfig": {"maxRowsPerSegment": 10}}`,
+		`{"id": "orders", "dataSchema": {"dataSource": "orders_ds"}, "ioConfig": {"topic": "orders", "taskCount": 4,
+		  "consumerProperties": {"isolation.level": "read_uncommitted"}}, "tuningConfig": {"maxRowsPerSegment": 10}}`,
 	} {
 		_, _, err := s.RecordSpec(ctx, "orders", json.RawMessage(spec))
 		require.NoError(t, err)
@@ -48,9 +48,9 @@ func TestHistory(t *testing.T) {
 	r := runCLI(t, runOpts{}, "history", "orders", "--database-url", url)
 	require.Equal(t, ExitOK, r.code, r.stderr)
 	assert.Regexp(t, `^VERSION  ACCEPTED              BY          SPEC
-1        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  user        topic orders → datasource orders_ds, 2 task groups
-2        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  user        topic orders → datasource orders_ds, 4 task groups; changed: ioConfig.taskCount, tuningConfig.maxRowsPerSegment
-3        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  autoscaler  topic orders → datasource orders_ds, 6 task groups; changed: ioConfig.taskCount; why: scale out: 4 of 10 lag samples above 1000
+1        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  user        topic orders → datasource orders_ds, 2 task groups, read_committed
+2        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  user        topic orders → datasource orders_ds, 4 task groups, read_uncommitted; changed: ioConfig.consumerProperties.isolation.level, ioConfig.taskCount, tuningConfig.maxRowsPerSegment
+3        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  autoscaler  topic orders → datasource orders_ds, 6 task groups, read_committed; changed: ioConfig.consumerProperties.isolation.level, ioConfig.taskCount; why: scale out: 4 of 10 lag samples above 1000
 $`, r.stdout)
 
 	r = runCLI(t, runOpts{env: map[string]string{"DATABASE_URL": url}}, "history", "orders", "-o", "json")
@@ -58,13 +58,14 @@ $`, r.stdout)
 	var got []specVersion
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 	require.Len(t, got, 3)
+	require.Equal(t, []string{"read_committed", "read_uncommitted", "read_committed"}, []string{got[0].IsolationLevel, got[1].IsolationLevel, got[2].IsolationLevel})
 	assert.Equal(t, 2, got[1].Version)
 	assert.Equal(t, "user", got[1].ChangedBy)
 	assert.Equal(t, "autoscaler", got[2].ChangedBy)
 	assert.Equal(t, "scale out: 4 of 10 lag samples above 1000", got[2].Reason)
 	assert.False(t, got[1].CreatedAt.IsZero())
-	assert.JSONEq(t, `{"id": "orders", "dataSchema": {"dataSource": "orders_ds"}, "ioConfig": {"topic": "orders", "taskCount": 4},
-		"tuningConfig": {"maxRowsPerSegment": 10}}`, string(got[1].Spec))
+	assert.JSONEq(t, `{"id": "orders", "dataSchema": {"dataSource": "orders_ds"}, "ioConfig": {"topic": "orders", "taskCount": 4,
+		"consumerProperties": {"isolation.level": "read_uncommitted"}}, "tuningConfig": {"maxRowsPerSegment": 10}}`, string(got[1].Spec))
 }
 
 func TestHistoryOfUnknownSupervisorExits3(t *testing.T) {
