@@ -71,6 +71,9 @@ func (l *Lake) CommitInTx(ctx context.Context, tx pgx.Tx, a Append) (Committed, 
 	if t == nil {
 		return Committed{}, fmt.Errorf("table %s does not exist", l.Identifier(a.DataSource))
 	}
+	if len(a.Files) == 0 {
+		return l.commitNoFiles(ctx, cat, t, a)
+	}
 	files, err := l.dataFiles(t, a.Files)
 	if err != nil {
 		return Committed{}, fmt.Errorf("table %s: %w", l.Identifier(a.DataSource), err)
