@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"handoff/internal/lake"
+	"handoff/internal/liveness"
 	"handoff/internal/redact"
 	"handoff/internal/secure"
 	"handoff/internal/storage"
@@ -92,6 +93,15 @@ type Config struct {
 	// finish before cancelling them: the Temporal worker's
 	// WorkerStopTimeout (HANDOFF_SHUTDOWN_GRACE). Default 30s.
 	ShutdownGrace time.Duration
+	// LeaseTTL is how long this worker's lease in Postgres lives without a
+	// renewal: a worker paused or cut off for longer is taken for dead and
+	// its activities are retried on live workers (HANDOFF_LEASE_TTL).
+	// Default 10s.
+	LeaseTTL time.Duration
+	// LeaseRenew is how often the lease is renewed and the other workers'
+	// checked; a killed worker is found about three of these after it
+	// died (HANDOFF_LEASE_RENEW). Default 1s.
+	LeaseRenew time.Duration
 }
 
 // DefaultHTTPAddr binds the worker's HTTP server to the loopback
@@ -109,7 +119,7 @@ func envOr(name, def string) string {
 // the environment and then to defaults.
 func ParseConfig(args []string) (Config, error) {
 	c := Config{MaxConsume: 4, MaxPublish: 2, PushBackFraction: 0.8, CompactShare: workload.DefaultCompactShare, ShutdownGrace: 30 * time.Second}
-	var brokers, maxConsume, maxPublish, memoryLimit, fraction, compactShare, grace, snapAge, minSnaps string
+	var brokers, maxConsume, maxPublish, memoryLimit, fraction, compactShare, grace, snapAge, minSnaps, leaseTTL, leaseRenew string
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "Postgres URL (env DATABASE_URL)")
 	fs.StringVar(&c.TemporalAddress, "temporal-address", envOr("TEMPORAL_ADDRESS", "localhost:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
@@ -131,6 +141,8 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&fraction, "pushback-fraction", envOr("HANDOFF_PUSHBACK_FRACTION", "0.8"), "new consume work waits above this fraction of the memory limit (env HANDOFF_PUSHBACK_FRACTION)")
 	fs.StringVar(&compactShare, "compact-share", envOr("HANDOFF_COMPACT_SHARE", strconv.FormatFloat(workload.DefaultCompactShare, 'g', -1, 64)), "while ingestion is busy, a compaction works at most this share of its time, in (0, 1]; 1: never held back (env HANDOFF_COMPACT_SHARE)")
 	fs.StringVar(&grace, "shutdown-grace", envOr("HANDOFF_SHUTDOWN_GRACE", "30s"), "how long stopping waits for running activities (env HANDOFF_SHUTDOWN_GRACE)")
+	fs.StringVar(&leaseTTL, "lease-ttl", envOr("HANDOFF_LEASE_TTL", liveness.DefaultTTL.String()), "a worker whose lease goes unrenewed this long is taken for dead and its activities retried elsewhere (env HANDOFF_LEASE_TTL)")
+	fs.StringVar(&leaseRenew, "lease-renew", envOr("HANDOFF_LEASE_RENEW", liveness.DefaultRenew.String()), "how often the lease is renewed and the other workers' checked (env HANDOFF_LEASE_RENEW)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage of worker:\n")
 		fs.PrintDefaults()
@@ -178,6 +190,8 @@ func ParseConfig(args []string) (Config, error) {
 		}
 		return nil
 	})
+	parse("lease TTL", leaseTTL, func(s string) (err error) { c.LeaseTTL, err = positiveDuration(s); return err })
+	parse("lease renew", leaseRenew, func(s string) (err error) { c.LeaseRenew, err = positiveDuration(s); return err })
 	parse("iceberg snapshot max age", snapAge, func(s string) (err error) {
 		c.Tables.MaxSnapshotAge, err = time.ParseDuration(s)
 		if err != nil || c.Tables.MaxSnapshotAge <= 0 {
@@ -196,6 +210,14 @@ func ParseConfig(args []string) (Config, error) {
 		return Config{}, errors.Join(errs...)
 	}
 	return c, c.Validate()
+}
+
+func positiveDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, errors.New("want a positive duration such as 10s")
+	}
+	return d, nil
 }
 
 func parseInt(s string) (int, error) {
@@ -286,6 +308,9 @@ func (c Config) Validate() error {
 	if c.ShutdownGrace < 0 {
 		errs = append(errs, fmt.Errorf("shutdown grace %s: want 0 or more", c.ShutdownGrace))
 	}
+	if c.LeaseTTL > 0 && c.LeaseRenew > 0 && c.LeaseTTL < 3*c.LeaseRenew {
+		errs = append(errs, fmt.Errorf("lease TTL %s: want at least three renewals (lease renew %s), or a live worker is taken for dead", c.LeaseTTL, c.LeaseRenew))
+	}
 	return errors.Join(errs...)
 }
 
@@ -332,6 +357,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Float64("pushBackFraction", c.PushBackFraction),
 		slog.Float64("compactShare", c.CompactShare),
 		slog.Duration("shutdownGrace", c.ShutdownGrace),
+		slog.Duration("leaseTTL", c.LeaseTTL), slog.Duration("leaseRenew", c.LeaseRenew),
 		slog.Any("security", c.Security),
 	)
 }

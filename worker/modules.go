@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.uber.org/fx"
@@ -17,6 +18,7 @@ import (
 	"handoff/activities"
 	"handoff/internal/kafka"
 	"handoff/internal/lake"
+	"handoff/internal/liveness"
 	"handoff/internal/metrics"
 	"handoff/internal/pgstore"
 	"handoff/internal/redact"
@@ -32,7 +34,7 @@ import (
 func Modules(cfg Config) fx.Option {
 	return fx.Options(
 		fx.Supply(cfg),
-		fx.Provide(newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newScratch, newWakeups, newTemporalClient, newActivities),
+		fx.Provide(newSelf, newLogger, newTracker, newMetrics, newPostgres, newKafka, newStorage, newScratch, newWakeups, newTemporalClient, newLiveness, newActivities),
 		fx.Invoke(logConfig, warnInsecure, ensureSearchAttributes, startTemporalWorker, startHTTP),
 	)
 }
@@ -165,11 +167,12 @@ func newScratch(lc fx.Lifecycle, cfg Config, log *slog.Logger) (*scratch.Dir, er
 
 // newTemporalClient creates a lazy client and checks the server at start.
 // The SDK logs through log and reports its metrics on the worker's registry.
-func newTemporalClient(lc fx.Lifecycle, cfg Config, log *slog.Logger, m *metrics.Metrics) (client.Client, error) {
+func newTemporalClient(lc fx.Lifecycle, cfg Config, me self, log *slog.Logger, m *metrics.Metrics) (client.Client, error) {
 	opts, err := cfg.temporalOptions()
 	if err != nil {
 		return nil, err
 	}
+	opts.Identity = me.Identity
 	opts.Logger = tlog.NewStructuredLogger(log)
 	opts.MetricsHandler = m.TemporalHandler()
 	c, err := client.NewLazyClient(opts)
@@ -227,8 +230,11 @@ func newActivities(d activityDeps) *activities.Activities {
 // shutdown loses nothing. Consume and publish activities wait for their
 // tracker slots inside the activity, so the SDK's own bound only has to
 // leave room for them and for the small activities beside them.
-func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *activities.Activities, log *slog.Logger) {
+func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *activities.Activities, running *liveness.Registry, log *slog.Logger) {
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
+		// The lease lists what runs here, for a live worker to take over
+		// at once should this one die (internal/liveness).
+		Interceptors:                       []interceptor.WorkerInterceptor{liveness.NewInterceptor(running)},
 		MaxConcurrentActivityExecutionSize: cfg.MaxConsume + cfg.MaxPublish + otherActivities + longRunningActivities,
 		WorkerStopTimeout:                  cfg.ShutdownGrace,
 		// A stream decides itself how often it heartbeats (every 2 s while

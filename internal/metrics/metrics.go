@@ -45,6 +45,7 @@ type Metrics struct {
 	lifecycle  lifecycle
 	autoscaler autoscaler
 	reads      reads
+	takenOver  prometheus.Counter
 	registry   schemaRegistry
 
 	tracker  atomic.Pointer[workload.Tracker]
@@ -91,6 +92,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		lifecycle:  newLifecycle(),
 		autoscaler: newAutoscaler(),
 		reads:      newReads(),
+		takenOver:  newTakenOver(),
 		registry:   newSchemaRegistry(),
 		temporal:   newTemporalCollector(),
 	}
@@ -105,6 +107,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		reg.MustRegister(m.lifecycle.collectors()...)
 		reg.MustRegister(m.autoscaler.collectors()...)
 		reg.MustRegister(m.reads.collectors()...)
+		reg.MustRegister(m.takenOver)
 		reg.MustRegister(m.registry.collectors()...)
 	}
 	return m
