@@ -33,11 +33,15 @@ func TestWorkerSIGKILLedDuringScaleActions(t *testing.T) {
 	burst := p.background(75_000, 5000)
 	e.sigkillDuringScaleAction(spec, w, "out")
 	w = e.startWorker("1", true)
+	every := spec // the groups of both layouts
+	every.IOConfig.TaskCount = spec.IOConfig.AutoScalerConfig.TaskCountMax
+	e.awaitTakeovers(every)
 	require.NoError(t, <-burst)
 
 	stopProducing := p.until(200)
 	e.sigkillDuringScaleAction(spec, w, "in")
 	e.startWorker("2", true)
+	e.awaitTakeovers(every)
 	// The scale in applies: the groups are 1, or a later action (the lag
 	// that built up while no worker ran can scale out again) started
 	// from 1, which it could only do once the scale in had applied.
@@ -73,9 +77,7 @@ func (e *env) sigkillDuringScaleAction(spec domain.Spec, w *workerProc, directio
 	require.True(e.t, exited, "%s survived SIGKILL", w.name)
 	e.t.Logf("SIGKILL %s during a scale %s action", w.name, direction)
 	e.report.fault("sigkill-during-scale-" + direction)
-	every := spec // the groups of both layouts
-	every.IOConfig.TaskCount = spec.IOConfig.AutoScalerConfig.TaskCountMax
-	e.expediteDead(every, w.identityPrefix(), 30*time.Second)
+	e.noteKilled(w)
 }
 
 // waitAutoscaler waits until the supervisor's status, with its

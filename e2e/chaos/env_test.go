@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +43,9 @@ type env struct {
 
 	deepDir, stagingDir, logDir string
 	report                      *report
+
+	mu     sync.Mutex
+	killed []*killed // workers the scenario killed (recover_test.go)
 }
 
 // envOptions say which services a scenario brings itself; zero values

@@ -51,18 +51,22 @@ func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
 		switch i % 3 {
 		case 0:
 			w := e.startWorker(fmt.Sprint(i), true)
+			e.awaitTakeovers(spec)
 			time.Sleep(between(r, time.Second, 4*time.Second)) // the random moment
 			e.sigkill(spec, w)
 		case 1:
 			w := e.startWorker(fmt.Sprint(i), true, killAfterCommit.env)
+			e.awaitTakeovers(spec)
 			e.waitSelfKill(spec, w, killAfterCommit, 60*time.Second)
 		case 2:
 			w := e.startWorker(fmt.Sprint(i), true)
+			e.awaitTakeovers(spec)
 			e.waitActivity(spec, w, protocol.ActivityPublish, 20*time.Second)
 			e.sigkill(spec, w)
 		}
 	}
 	e.startWorker("last", true)
+	e.awaitTakeovers(spec)
 	require.NoError(t, stopProducing())
 	e.waitCaughtUp(spec, 3*time.Minute)
 	e.stopAndWait(spec, run, 2*time.Minute)
@@ -70,10 +74,10 @@ func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
 	e.verify(spec, p.gen.RunID, p.produced())
 }
 
-// sigkill kills the worker, records the fault ("sigkill-during-publish"
+// sigkill kills the worker and records the fault ("sigkill-during-publish"
 // or "sigkill-during-compaction" when the server saw a publish or a
-// compaction started on it just before, else "sigkill") and makes the
-// server retry its activities now.
+// compaction started on it just before, else "sigkill"); a live worker
+// takes its attempts over (awaitTakeovers checks it).
 func (e *env) sigkill(spec domain.Spec, w *workerProc) {
 	e.t.Helper()
 	on := startedOn(e.startedActivities(spec), w.identityPrefix())
@@ -91,12 +95,11 @@ func (e *env) sigkill(spec domain.Spec, w *workerProc) {
 	}
 	e.t.Logf("SIGKILL %s while it ran %v", w.name, on)
 	e.report.fault(kind)
-	e.expediteDead(spec, w.identityPrefix(), 30*time.Second)
+	e.noteKilled(w)
 }
 
 // waitSelfKill waits for a worker started with fault's env to kill itself,
-// checks it did so by that hook, and makes the server retry its
-// activities now.
+// and checks it did so by that hook; a live worker takes its attempts over.
 func (e *env) waitSelfKill(spec domain.Spec, w *workerProc, fault selfKill, timeout time.Duration) {
 	e.t.Helper()
 	_, exited := w.waitExit(timeout)
@@ -107,7 +110,7 @@ func (e *env) waitSelfKill(spec domain.Spec, w *workerProc, fault selfKill, time
 	line := log[strings.LastIndex(log, mark):]
 	e.t.Logf("%s killed itself: %s", w.name, strings.TrimSpace(strings.SplitN(line, "\n", 2)[0]))
 	e.report.fault(fault.kind)
-	e.expediteDead(spec, w.identityPrefix(), 30*time.Second)
+	e.noteKilled(w)
 }
 
 // waitActivity waits until the server sees an activity of type started on

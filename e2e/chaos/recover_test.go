@@ -3,15 +3,11 @@ package chaos
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
-	"go.temporal.io/api/activity/v1"
-	"go.temporal.io/api/common/v1"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
-	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	"handoff/e2e/harness"
 	"handoff/internal/domain"
@@ -37,71 +33,52 @@ func startedOn(acts []startedActivity, prefix string) []startedActivity {
 	return out
 }
 
-// fastHeartbeatTimeout replaces the heartbeat timeout of activities
-// started on a dead worker. It is twice the activities' heartbeat interval
-// (5s), so that the retried attempt on a live worker keeps it.
-const fastHeartbeatTimeout = 10 * time.Second
-
-// expediteDead makes the server give up on the activities it sees started
-// on the dead worker whose identity starts with prefix after at most
-// fastHeartbeatTimeout, rather than after the heartbeat timeouts of the
-// workflows' activity options (consume 1 min, publish 2 min, none for the
-// supervisor's short activities, bounded by a 30s start-to-close). It does
-// what an operator would with `temporal activity update-options
-// --heartbeat-timeout 10s`: the attempt times out as a heartbeat timeout
-// does and is retried as one is, elsewhere. It returns how many activities
-// it changed.
-//
-// This shortens detection only: the attempt the server gives up on is one
-// whose worker is dead, as after the real timeout. (Restoring the original
-// options once the retry is scheduled, with restore_original, made some
-// retries fail with a ScheduleToStart timeout on Temporal 1.29.1, so the
-// changed activities keep the 10s timeout.) e2e/process's SIGKILL test
-// waits for the real timeouts.
-func (e *env) expediteDead(spec domain.Spec, prefix string, timeout time.Duration) int {
-	e.t.Helper()
-	type key struct{ wf, id string }
-	changed := map[key]bool{}
-	deadline := time.Now().Add(timeout)
-	for {
-		on := startedOn(e.startedActivities(spec), prefix)
-		for _, a := range on {
-			k := key{a.Workflow, a.ID}
-			if changed[k] {
-				continue
-			}
-			if err := e.shortenHeartbeatTimeout(a); err != nil {
-				e.t.Logf("expedite %s %s on %s: %v", a.Workflow, a.Type, a.Worker, err)
-				continue
-			}
-			changed[k] = true
-		}
-		if len(on) == 0 || time.Now().After(deadline) {
-			if len(on) > 0 {
-				e.t.Logf("after %v the server still sees activities started on the dead worker: %+v", timeout, on)
-			}
-			return len(changed)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+// killed is a worker the scenario killed, and when.
+type killed struct {
+	prefix string // its Temporal identity's start (pid@)
+	at     time.Time
+	done   bool // its attempts were taken over
 }
 
-// shortenHeartbeatTimeout sets fastHeartbeatTimeout on the activity.
-func (e *env) shortenHeartbeatTimeout(a startedActivity) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err := e.temporal.WorkflowService().UpdateActivityOptions(ctx, &workflowservice.UpdateActivityOptionsRequest{
-		Namespace:       e.ns,
-		Execution:       &common.WorkflowExecution{WorkflowId: a.Workflow, RunId: a.RunID},
-		Identity:        "e2e/chaos",
-		Activity:        &workflowservice.UpdateActivityOptionsRequest_Id{Id: a.ID},
-		ActivityOptions: &activity.ActivityOptions{HeartbeatTimeout: durationpb.New(fastHeartbeatTimeout)},
-		UpdateMask:      &fieldmaskpb.FieldMask{Paths: []string{"heartbeat_timeout"}},
-	})
-	if isNotFound(err) {
-		return nil // it ended meanwhile
+// noteKilled records a killed worker, whose attempts a live worker's lease
+// takeover (internal/liveness) must hand to live workers.
+func (e *env) noteKilled(w *workerProc) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.killed = append(e.killed, &killed{prefix: w.identityPrefix(), at: time.Now()})
+}
+
+// takeoverTimeout bounds the wait for a dead worker's attempts to move:
+// generous, so that it cannot flake (the figure is measured by the bench).
+const takeoverTimeout = time.Minute
+
+// awaitTakeovers waits until the server sees no activity attempt started
+// on any killed worker: a live worker found it dead through its lease and
+// failed its attempts by id, which the server then retried elsewhere. It
+// needs a live worker; it logs and reports how long each took from the
+// kill.
+func (e *env) awaitTakeovers(spec domain.Spec) {
+	e.t.Helper()
+	e.mu.Lock()
+	pending := slices.DeleteFunc(slices.Clone(e.killed), func(k *killed) bool { return k.done })
+	e.mu.Unlock()
+	for _, k := range pending {
+		deadline := k.at.Add(takeoverTimeout)
+		for {
+			on := startedOn(e.startedActivities(spec), k.prefix)
+			if len(on) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				e.t.Fatalf("%v after the kill of %s the server still sees its attempts started: %+v", takeoverTimeout, k.prefix, on)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		took := time.Since(k.at)
+		k.done = true
+		e.t.Logf("attempts of the killed worker %s taken over %v after the kill", k.prefix, took.Round(100*time.Millisecond))
+		e.report.takeover(took)
 	}
-	return err
 }
 
 func isNotFound(err error) bool {

@@ -3,6 +3,7 @@ package chaos
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -20,8 +21,9 @@ type report struct {
 	t     *testing.T
 	start time.Time
 
-	mu     sync.Mutex
-	faults map[string]int
+	mu        sync.Mutex
+	faults    map[string]int
+	takeovers []float64 // seconds from each kill to its attempts taken over
 }
 
 // result is the JSON of a scenario's report.
@@ -46,7 +48,10 @@ type result struct {
 	Segments        int     `json:"segments"`
 	Sequences       int     `json:"sequences"`
 	Seconds         float64 `json:"seconds"`
-	Passed          bool    `json:"passed"`
+	// TakeoverSeconds: from each worker kill until the server saw none of
+	// its attempts started any more (a live worker's lease takeover).
+	TakeoverSeconds []float64 `json:"takeoverSeconds,omitempty"`
+	Passed          bool      `json:"passed"`
 }
 
 func newReport(t *testing.T) *report {
@@ -57,6 +62,13 @@ func newReport(t *testing.T) *report {
 func (r *report) fault(kind string) { r.faultN(kind, 1) }
 
 // faultN records n injected faults of a kind.
+// takeover records how long a dead worker's attempts took to move.
+func (r *report) takeover(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.takeovers = append(r.takeovers, float64(d.Round(100*time.Millisecond))/float64(time.Second))
+}
+
 func (r *report) faultN(kind string, n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -92,6 +104,7 @@ func (r *report) emit(res result) {
 		res.FaultKinds[k] = v
 	}
 	res.Faults = r.total()
+	res.TakeoverSeconds = slices.Clone(r.takeovers)
 	r.mu.Unlock()
 	res.Seconds = time.Since(r.start).Round(100 * time.Millisecond).Seconds()
 	b, err := json.Marshal(res)

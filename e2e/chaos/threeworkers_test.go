@@ -43,7 +43,8 @@ func TestThreeWorkersShareGroupsAndSurviveOneKilled(t *testing.T) {
 	require.True(t, exited, "worker %s survived SIGKILL", victim.name)
 	t.Logf("SIGKILL worker %s for good while it ran %v", victim.name, on)
 	e.report.fault("sigkill-one-of-three")
-	e.expediteDead(spec, victim.identityPrefix(), 30*time.Second)
+	e.noteKilled(victim)
+	e.awaitTakeovers(spec)
 
 	require.NoError(t, <-producing)
 	e.waitCaughtUp(spec, 3*time.Minute)

@@ -36,7 +36,8 @@ func TestOneOfTwoWorkersKilledForGood(t *testing.T) {
 	require.True(t, exited, "worker a survived SIGKILL")
 	t.Logf("SIGKILL worker a for good while it ran %v", on)
 	e.report.fault("sigkill-one-of-two")
-	e.expediteDead(spec, a.identityPrefix(), 30*time.Second)
+	e.noteKilled(a)
+	e.awaitTakeovers(spec)
 
 	require.NoError(t, <-producing)
 	e.waitCaughtUp(spec, 3*time.Minute)

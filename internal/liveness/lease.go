@@ -64,6 +64,8 @@ type Holder struct {
 	reg  *Registry
 	log  *slog.Logger
 	lock *lockConn
+	// kick asks for the lease to be written now: an activity started.
+	kick chan struct{}
 	// takeOver hands a dead worker's attempts to the live ones (Temporal).
 	takeOver func(context.Context, Lost) (Takeover, error)
 
@@ -91,25 +93,46 @@ func NewHolder(pool *pgxpool.Pool, cfg Config, reg *Registry, takeOver func(cont
 	if err != nil {
 		return nil, err
 	}
-	return &Holder{pool: pool, cfg: cfg, reg: reg, log: log, lock: &lockConn{pool: pool, key: key}, takeOver: takeOver}, nil
+	h := &Holder{pool: pool, cfg: cfg, reg: reg, log: log, lock: &lockConn{pool: pool, key: key}, takeOver: takeOver, kick: make(chan struct{}, 1)}
+	reg.onChange(func() {
+		select {
+		case h.kick <- struct{}{}:
+		default:
+		}
+	})
+	return h, nil
 }
 
 // Run renews the lease and reaps dead ones every Renew until ctx ends,
 // then gives the lease up: a worker that stops cleanly is not taken for
-// dead.
+// dead. An activity that starts has the lease written at once (at most
+// every kickEvery), so that it is listed should the worker die now.
 func (h *Holder) Run(ctx context.Context) {
 	t := time.NewTicker(h.cfg.Renew)
 	defer t.Stop()
 	for {
 		h.tick(ctx)
+	wait:
 		select {
 		case <-ctx.Done():
 			h.release()
 			return
 		case <-t.C:
+		case <-h.kick:
+			if err := h.renew(ctx); err != nil && ctx.Err() == nil {
+				h.log.Warn("write worker lease", "error", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(kickEvery):
+			}
+			goto wait
 		}
 	}
 }
+
+// kickEvery bounds how often starting activities write the lease.
+const kickEvery = 100 * time.Millisecond
 
 func (h *Holder) tick(ctx context.Context) {
 	if err := h.renew(ctx); err != nil {

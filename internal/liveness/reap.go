@@ -35,11 +35,11 @@ func (h *Holder) reapOne(ctx context.Context) (lost Lost, done bool, err error) 
 		var expired bool
 		err := tx.QueryRow(ctx, `SELECT worker_id, identity, namespace, activities, renewed_at, expires_at < now()
 			FROM worker_leases
-			WHERE worker_id <> $1
+			WHERE worker_id <> $1 AND namespace = $3
 			  AND (expires_at < now() OR (renewed_at < now() - make_interval(secs => $2) AND pg_try_advisory_xact_lock(lock_key)))
 			ORDER BY expires_at
 			LIMIT 1
-			FOR UPDATE SKIP LOCKED`, h.cfg.WorkerID, h.cfg.sessionGrace().Seconds()).
+			FOR UPDATE SKIP LOCKED`, h.cfg.WorkerID, h.cfg.sessionGrace().Seconds(), h.cfg.Namespace).
 			Scan(&lost.WorkerID, &lost.Identity, &lost.Namespace, &acts, &lost.LastSeen, &expired)
 		if err == pgx.ErrNoRows {
 			done = true

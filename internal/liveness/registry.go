@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 )
@@ -12,9 +13,9 @@ import (
 type ActivityRef struct {
 	WorkflowID string `json:"workflowId"`
 	RunID      string `json:"runId"`
-	ActivityID string `json:"activityId"`
-	Type       string `json:"type"`
-	Attempt    int32  `json:"attempt"`
+	ActivityID string `json:"activityId,omitempty"` // "": a workflow run served recently
+	Type       string `json:"type,omitempty"`
+	Attempt    int32  `json:"attempt,omitempty"`
 }
 
 func refOf(info activity.Info) ActivityRef {
@@ -24,22 +25,46 @@ func refOf(info activity.Info) ActivityRef {
 	}
 }
 
-// Registry is the set of activities the worker runs now; its version
-// moves with every change, so the lease is rewritten only when it changed.
+// Registry is the set of activities the worker runs now, and the
+// workflow runs it ran activities for in the last recentFor: a dead
+// worker's attempt that started after its lease was last written belongs,
+// most often, to a workflow it served just before (a group's next stream,
+// its next publish), and takeOver looks at every attempt of each workflow
+// listed. Its version moves with every change, so the lease is rewritten
+// only when it changed; changed, when set, hears of each change.
 type Registry struct {
 	mu      sync.Mutex
 	running map[ActivityRef]int // a ref may run twice only by a server bug; count it
+	recent  map[ActivityRef]time.Time
 	version uint64
+	changed func()
 }
 
+// recentFor is how long a workflow run stays listed after the worker's
+// last activity for it ended.
+const recentFor = 2 * time.Minute
+
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{running: map[ActivityRef]int{}} }
+func NewRegistry() *Registry {
+	return &Registry{running: map[ActivityRef]int{}, recent: map[ActivityRef]time.Time{}}
+}
+
+// onChange sets what hears of each change.
+func (r *Registry) onChange(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.changed = f
+}
 
 func (r *Registry) add(a ActivityRef) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.running[a]++
 	r.version++
+	f := r.changed
+	r.mu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
 func (r *Registry) remove(a ActivityRef) {
@@ -48,20 +73,31 @@ func (r *Registry) remove(a ActivityRef) {
 	if r.running[a]--; r.running[a] <= 0 {
 		delete(r.running, a)
 	}
+	r.recent[ActivityRef{WorkflowID: a.WorkflowID, RunID: a.RunID}] = time.Now()
 	r.version++
 }
 
-// Snapshot lists the running activities in a stable order, with the
-// registry's version.
+// Snapshot lists the running activities, then the recent workflow runs
+// (with no activity id), in a stable order, with the registry's version.
 func (r *Registry) Snapshot() ([]ActivityRef, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]ActivityRef, 0, len(r.running))
+	for a, at := range r.recent {
+		if time.Since(at) > recentFor {
+			delete(r.recent, a)
+			r.version++
+		}
+	}
+	out := make([]ActivityRef, 0, len(r.running)+len(r.recent))
 	for a := range r.running {
 		out = append(out, a)
 	}
+	for a := range r.recent {
+		out = append(out, a)
+	}
 	slices.SortFunc(out, func(a, b ActivityRef) int {
-		return cmp.Or(cmp.Compare(a.WorkflowID, b.WorkflowID), cmp.Compare(a.ActivityID, b.ActivityID), cmp.Compare(a.Attempt, b.Attempt))
+		return cmp.Or(cmp.Compare(a.WorkflowID, b.WorkflowID), cmp.Compare(a.RunID, b.RunID),
+			cmp.Compare(a.ActivityID, b.ActivityID), cmp.Compare(a.Attempt, b.Attempt))
 	})
 	return out, r.version
 }
