@@ -112,8 +112,9 @@ func (a *app) rootCommand() *cobra.Command {
 stops handoff supervisors, validates supervisor specs, shows the specs a
 supervisor accepted, the segments it published, its datasource's Iceberg
 table and the unparseable rows it saved, builds the table of a datasource
-that published segments before it had one, and migrates the metadata
-database. produce sends JSON messages (a file, or generated sample events)
+that published segments before it had one, serves the tables to other
+engines through the Iceberg REST catalog protocol (catalog serve), and
+migrates the metadata database. produce sends JSON messages (a file, or generated sample events)
 to a Kafka topic, to try a supervisor out; completion writes a shell
 completion script, which completes supervisor ids from the running
 supervisors.
@@ -152,6 +153,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 		a.historyCommand(),
 		a.segmentsCommand(),
 		a.tableCommand(),
+		a.catalogCommand(),
 		a.compactionCommand(),
 		a.retentionCommand(),
 		a.killCommand(),

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"handoff/internal/domain"
@@ -27,7 +28,18 @@ type Report struct {
 // "id"), and with stored, the datasource_offsets of the topic, which the
 // current snapshot's summary must equal. The error names what is wrong.
 func Check(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, runID string, n int64, stored domain.Offsets, props ...iceberg.Properties) (*Report, error) {
-	scan, err := Read(ctx, pool, cfg, ds, "id", props...)
+	t, err := Load(ctx, pool, cfg, ds, props...)
+	if err != nil {
+		return nil, err
+	}
+	return CheckTable(ctx, t, runID, n, stored)
+}
+
+// CheckTable is Check of a table however it was loaded (an SQL or a REST
+// catalog).
+func CheckTable(ctx context.Context, t *table.Table, runID string, n int64, stored domain.Offsets) (*Report, error) {
+	ds := t.Identifier()[len(t.Identifier())-1]
+	scan, err := ReadTable(ctx, t, "id")
 	if err != nil {
 		return nil, err
 	}

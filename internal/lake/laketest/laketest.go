@@ -68,6 +68,12 @@ func Read(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, idColumn
 	if err != nil {
 		return nil, err
 	}
+	return ReadTable(ctx, t, idColumn)
+}
+
+// ReadTable scans the current snapshot of a table however it was loaded
+// (an SQL or a REST catalog), counting the values of column idColumn.
+func ReadTable(ctx context.Context, t *table.Table, idColumn string) (*Scan, error) {
 	s := &Scan{IDs: map[string]int{}, Schema: t.Schema()}
 	snap := t.CurrentSnapshot()
 	if snap == nil {
