@@ -1,8 +1,9 @@
 // Package cli is the starter command: it starts, updates, lists, inspects,
 // checkpoints, suspends, resumes, resets and stops supervisors, validates
 // specs, shows their history, segments, Iceberg table and saved parse
-// errors, builds the table of a datasource that had none, migrates the
-// metadata database, produces test messages to Kafka and writes shell
+// errors, builds the table of a datasource that had none, serves the
+// tables through the Iceberg REST catalog protocol, migrates the metadata
+// database, produces test messages to Kafka and writes shell
 // completion scripts.
 // Everything it reads and writes goes through IO, so tests run the whole
 // command line in-process.
