@@ -1,6 +1,7 @@
 package restcatalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -94,7 +95,11 @@ func (e *apiError) write(w http.ResponseWriter, r *http.Request) {
 
 // writeJSON sends v as the answer's JSON body.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.Marshal(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // messages say <token>, not \u003ctoken\u003e
+	err := enc.Encode(v)
+	b := buf.Bytes()
 	if err != nil {
 		// Only our own response types reach here; they always encode.
 		code, b = http.StatusInternalServerError, []byte(`{"error":{"message":"encode response","type":"InternalServerError","code":500}}`)
