@@ -110,9 +110,12 @@ type tableGrowthMark struct {
 	// the current metadata, PlanMillis reads the manifest list and the
 	// manifests and plans a scan of the current snapshot; medians of
 	// -growth-loads loads, TotalMillis the median of their sums.
-	LoadMillis  float64 `json:"loadMillis"`
-	PlanMillis  float64 `json:"planMillis"`
-	TotalMillis float64 `json:"totalMillis"`
+	LoadMillis float64 `json:"loadMillis"`
+	// RESTLoadMillis is loadTable through the Iceberg REST catalog server,
+	// its cache cold (restLoadMillis); median.
+	RESTLoadMillis float64 `json:"restLoadMillis"`
+	PlanMillis     float64 `json:"planMillis"`
+	TotalMillis    float64 `json:"totalMillis"`
 	// ColdMetadataMillis: a new lake.Lake, as a worker after a restart
 	// (cold cache), reads the pointer and parses the metadata
 	// (CheckSchema); median.
@@ -362,6 +365,9 @@ func measureGrowth(ctx context.Context, pool *pgxpool.Pool, deep *storage.Local,
 		return millis(percentile(slices.Sorted(slices.Values(d)), 0.5))
 	}
 	m.LoadMillis, m.PlanMillis, m.TotalMillis, m.ColdMetadataMillis = med(load), med(plan), med(total), med(cold)
+	if m.RESTLoadMillis, err = restLoadMillis(ctx, pool, deep, cfg, loads); err != nil {
+		return fmt.Errorf("load through the REST catalog: %w", err)
+	}
 
 	meta := t.Metadata()
 	m.Snapshots = len(meta.Snapshots())
@@ -451,18 +457,18 @@ func parseMarks(s string) ([]int, error) {
 
 func printTableGrowth(w io.Writer, runs []tableGrowthRun) {
 	fmt.Fprintln(w, "\nIceberg table metadata after N publications (one segment each; laketest.Load + PlanFiles, medians of fresh loads):")
-	fmt.Fprintln(w, "\n| retention | publications | snapshots | metadata JSON | metadata/ files (before maintenance) | metadata/ bytes (before maintenance) | manifests (bytes) | manifest list | load + plan | of it, load | cold metadata parse | publish p50 / p95 / max | maintenance pass | bench heap |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "\n| retention | publications | snapshots | metadata JSON | metadata/ files (before maintenance) | metadata/ bytes (before maintenance) | manifests (bytes) | manifest list | load + plan | of it, load | REST loadTable | cold metadata parse | publish p50 / p95 / max | maintenance pass | bench heap |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range runs {
 		lakes := "one Lake"
 		if r.RenewLakeEvery > 0 {
 			lakes = fmt.Sprintf("a new Lake every %d", r.RenewLakeEvery)
 		}
 		for _, m := range r.Marks {
-			fmt.Fprintf(w, "| %s (%s, min %d; %s) | %d | %d | %s | %d (%d) | %s (%s) | %d (%s) | %s | %.1f ms | %.1f ms | %.1f ms | %.1f / %.1f / %.1f ms | %.1f ms | %.0f MiB |\n",
+			fmt.Fprintf(w, "| %s (%s, min %d; %s) | %d | %d | %s | %d (%d) | %s (%s) | %d (%s) | %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f / %.1f / %.1f ms | %.1f ms | %.0f MiB |\n",
 				r.Retention, r.MaxSnapshotAge, r.MinSnapshots, lakes, m.Publications, m.Snapshots, sizeText(m.MetadataBytes),
 				m.MetadataDirFiles, m.MetadataDirFilesBeforeMaintenance, sizeText(m.MetadataDirBytes), sizeText(m.MetadataDirBytesBeforeMaintenance),
-				m.Manifests, sizeText(m.ManifestBytes), sizeText(m.ManifestListBytes), m.TotalMillis, m.LoadMillis, m.ColdMetadataMillis,
+				m.Manifests, sizeText(m.ManifestBytes), sizeText(m.ManifestListBytes), m.TotalMillis, m.LoadMillis, m.RESTLoadMillis, m.ColdMetadataMillis,
 				m.PublishP50Millis, m.PublishP95Millis, m.PublishMaxMillis, m.MaintainMillis, m.HeapMiB)
 		}
 	}
