@@ -12,12 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"handoff/internal/lake"
 	"handoff/internal/lake/laketest"
-	"handoff/internal/pgstore"
-	"handoff/internal/storage"
 )
 
 // The catalog phase: the Iceberg REST catalog server (`starter catalog
@@ -57,28 +53,12 @@ type catalogResult struct {
 
 func runCatalog(ctx context.Context, s *stack, o options) (catalogResult, error) {
 	res := catalogResult{Publications: o.catalogPublishes, Loads: o.catalogLoads}
-	dbURL, err := s.database(ctx, "bench_catalog")
+	tdb, err := newTableDB(ctx, s, "bench_catalog", "catalog")
 	if err != nil {
 		return res, err
 	}
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		return res, err
-	}
-	defer pool.Close()
-	store := pgstore.New(pool)
-	if err := store.Migrate(ctx); err != nil {
-		return res, err
-	}
-	dir := filepath.Join(s.dir, "catalog")
-	scratch := filepath.Join(dir, "scratch")
-	if err := os.MkdirAll(scratch, 0o755); err != nil {
-		return res, err
-	}
-	deep, err := storage.NewLocal(filepath.Join(dir, "deep"))
-	if err != nil {
-		return res, err
-	}
+	defer tdb.close()
+	pool, store, deep, scratch, dir := tdb.pool, tdb.store, tdb.deep, tdb.scratch, tdb.dir
 	lk := lake.New(pool, deep, lake.Config{MinSnapshots: o.catalogSnapshots})
 	for i := 1; i <= o.catalogPublishes; i++ {
 		pub, err := growthPublication(ctx, lk, deep, scratch, i)
@@ -96,7 +76,7 @@ func runCatalog(ctx context.Context, s *stack, o options) (catalogResult, error)
 	res.Snapshots, res.MetadataBytes = o.catalogSnapshots, int64(size)
 	logf("catalog: %d publications, history extended to %d snapshots: metadata %s, %d bytes", o.catalogPublishes, res.Snapshots, loc, size)
 
-	srv, base, err := startCatalogServer(ctx, o, dbURL, deep.Path(""), filepath.Join(dir, "catalog.log"))
+	srv, base, err := startCatalogServer(ctx, o, tdb.url, deep.Path(""), filepath.Join(dir, "catalog.log"))
 	if err != nil {
 		return res, err
 	}

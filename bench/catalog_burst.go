@@ -7,10 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -116,24 +113,6 @@ func serveStatic(body []byte) (url string, stop func(), err error) {
 	})}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String() + "/metadata.json", func() { _ = srv.Close() }, nil
-}
-
-// residentRSS is the process's resident memory now (VmRSS), bytes.
-func residentRSS(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("/proc/%d/status: VmRSS %q", pid, v)
-			}
-			return kb << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
 }
 
 func printCatalog(w io.Writer, r catalogResult) {

@@ -144,29 +144,13 @@ func runTableGrowth(ctx context.Context, s *stack, o options, g growthRetention)
 	res := tableGrowthRun{Retention: g.name, MaxSnapshotAge: l0.MaxSnapshotAge.String(), MinSnapshots: l0.MinSnapshots,
 		RowsPerPublish: growthRows, RenewLakeEvery: o.growthRenew}
 	start := time.Now()
-	dbURL, err := s.database(ctx, "bench_tablegrowth_"+g.name)
+	tdb, err := newTableDB(ctx, s, "bench_tablegrowth_"+g.name, "tablegrowth-"+g.name)
 	if err != nil {
 		return res, err
 	}
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		return res, err
-	}
-	defer pool.Close()
-	store := pgstore.New(pool)
-	if err := store.Migrate(ctx); err != nil {
-		return res, err
-	}
-	dir := filepath.Join(s.dir, "tablegrowth-"+g.name)
-	scratch := filepath.Join(dir, "scratch")
-	if err := os.MkdirAll(scratch, 0o755); err != nil {
-		return res, err
-	}
-	defer os.RemoveAll(dir) // 10,000 publications leave 10,000 segments
-	deep, err := storage.NewLocal(filepath.Join(dir, "deep"))
-	if err != nil {
-		return res, err
-	}
+	defer tdb.close()
+	defer os.RemoveAll(tdb.dir) // 10,000 publications leave 10,000 segments
+	pool, store, deep, scratch := tdb.pool, tdb.store, tdb.deep, tdb.scratch
 	lk := lake.New(pool, deep, g.cfg)
 	// renew starts a new Lake after every -growth-renew publications, as
 	// a worker restart would: its cache is empty, the next commit reads

@@ -11,12 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"handoff/e2e/harness"
 	"handoff/internal/logtail"
 )
 
@@ -44,17 +44,8 @@ type workerProc struct {
 func (e *env) startWorker(name string, extraEnv ...string) *workerProc {
 	e.t.Helper()
 	port := freePort(e.t)
-	env := append([]string{
-		"DATABASE_URL=" + e.dbURL,
-		"TEMPORAL_ADDRESS=" + e.hostPort,
-		"TEMPORAL_NAMESPACE=" + e.ns,
-		"KAFKA_BROKERS=" + strings.Join(e.brokers, ","),
-		"HANDOFF_DEEP_STORAGE=" + e.deepDir,
-		"HANDOFF_STAGING_DIR=" + e.stagingDir,
-		"HANDOFF_HTTP_ADDR=127.0.0.1:" + strconv.Itoa(port),
-		"HANDOFF_LOG_LEVEL=info",
-		"HANDOFF_SHUTDOWN_GRACE=20s",
-	}, extraEnv...)
+	env := harness.Worker{DatabaseURL: e.dbURL, TemporalAddress: e.hostPort, Namespace: e.ns, Brokers: e.brokers,
+		DeepStorage: e.deepDir, StagingDir: e.stagingDir, HTTPPort: port}.Env(extraEnv...)
 	return e.startProcess("worker", name, port, env, workerBin)
 }
 

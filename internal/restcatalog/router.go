@@ -1,11 +1,9 @@
 package restcatalog
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"handoff/internal/domain"
 )
@@ -150,18 +148,8 @@ func checkName(field, s string) *apiError {
 	return nil
 }
 
-// quote quotes s for a message, cut to 40 bytes on a character boundary.
-func quote(s string) string {
-	const limit = 40
-	if len(s) <= limit {
-		return fmt.Sprintf("%q", s)
-	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%q...", s[:cut])
-}
+// quote quotes what a client sent for a message, cut short.
+func quote(s string) string { return domain.QuoteName(s) }
 
 // op is what a method does on a route: a read this server answers, or a
 // write it refuses (named as the spec's operationId).

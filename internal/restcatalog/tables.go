@@ -94,6 +94,15 @@ type tableIdent struct {
 
 // tableExists answers HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}.
 func (s *Server) tableExists(w http.ResponseWriter, r *http.Request, req request) *apiError {
+	if err := s.exists(r, req); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// exists answers 404 when the request's table is not there.
+func (s *Server) exists(r *http.Request, req request) *apiError {
 	if !slices.Equal(req.namespace, s.namespace) {
 		return s.tableNotFound(req.namespace, req.table)
 	}
@@ -104,7 +113,6 @@ func (s *Server) tableExists(w http.ResponseWriter, r *http.Request, req request
 	if loc == "" {
 		return s.tableNotFound(req.namespace, req.table)
 	}
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
@@ -222,15 +230,8 @@ func (s *Server) storageCredentials(vended bool) []storageCredential {
 // loadCredentials answers GET .../tables/{table}/credentials: the vended
 // credentials, when configured; none otherwise.
 func (s *Server) loadCredentials(w http.ResponseWriter, r *http.Request, req request) *apiError {
-	if !slices.Equal(req.namespace, s.namespace) {
-		return s.tableNotFound(req.namespace, req.table)
-	}
-	loc, err := s.rows.MetadataLocation(r.Context(), s.cfg.Namespace, req.table)
-	if err != nil {
-		return s.failed(r, "read table", err)
-	}
-	if loc == "" {
-		return s.tableNotFound(req.namespace, req.table)
+	if err := s.exists(r, req); err != nil {
+		return err
 	}
 	creds := s.storageCredentials(true)
 	if creds == nil {

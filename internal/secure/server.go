@@ -2,11 +2,9 @@ package secure
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 )
 
 // ServerTLS is a server's TLS: its certificate and key, and the CAs that
@@ -48,13 +46,9 @@ func (t ServerTLS) Config() (*tls.Config, error) {
 	}
 	c := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
 	if t.ClientCAFile != "" {
-		pem, err := os.ReadFile(t.ClientCAFile)
+		pool, err := certPool("TLS client CA file", t.ClientCAFile)
 		if err != nil {
-			return nil, fmt.Errorf("TLS client CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("TLS client CA file %s: no PEM certificate in it", t.ClientCAFile)
+			return nil, err
 		}
 		c.ClientCAs, c.ClientAuth = pool, tls.RequireAndVerifyClientCert
 	}
