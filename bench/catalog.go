@@ -20,7 +20,8 @@ import (
 // serve`, a process of its own) answering loadTable of a table with
 // -catalog-snapshots snapshots, one load at a time and in a burst of
 // -catalog-burst concurrent loads, against a static file server of the
-// same metadata file as the yardstick. The table is made by
+// same metadata file as the yardstick. Order: one load with the server's
+// cache cold, the bursts, then the loads one at a time. The table is made by
 // -catalog-publishes real publications (the table-growth phase's, through
 // the publish transaction), its history then extended to the snapshot
 // count (extendHistory).
@@ -44,7 +45,10 @@ type catalogResult struct {
 	// snapshot (every row published).
 	ClientLoadP50Millis float64 `json:"clientLoadP50Millis"`
 	ScanRows            int64   `json:"scanRows"`
-	// Bursts: the first one starts with the server's cache cold.
+	// ColdLoadMillis is the server's first load: the pointer, then the
+	// file read from deep storage and checked to be one JSON object.
+	ColdLoadMillis float64 `json:"coldLoadMillis"`
+	// Bursts of concurrent loads, after the cold one.
 	Bursts []burstResult `json:"bursts"`
 	// Server memory: resident before the bursts, and the most it reached.
 	ServerRSSBeforeMiB float64 `json:"serverRSSBeforeMiB"`
@@ -94,6 +98,11 @@ func runCatalog(ctx context.Context, s *stack, o options) (catalogResult, error)
 
 	rss := func() float64 { b, _ := residentRSS(srv.pid()); return float64(b) / (1 << 20) }
 	res.ServerRSSBeforeMiB = rss()
+	cold, err := timedGet(ctx, http.DefaultClient, loadURL, catalogToken)
+	if err != nil {
+		return res, err
+	}
+	res.ColdLoadMillis = millis(cold)
 	for i := range o.catalogBursts {
 		b, err := burst(ctx, loadURL, catalogToken, o.catalogBurst)
 		if err != nil {

@@ -118,6 +118,7 @@ func serveStatic(body []byte) (url string, stop func(), err error) {
 func printCatalog(w io.Writer, r catalogResult) {
 	fmt.Fprintf(w, "\nIceberg REST catalog (starter catalog serve): loadTable of a table with %d snapshots (%d real publications), metadata %d bytes\n\n",
 		r.Snapshots, r.Publications, r.MetadataBytes)
+	fmt.Fprintf(w, "First load, the server's cache cold: %.1f ms\n", r.ColdLoadMillis)
 	fmt.Fprintf(w, "One at a time (%d loads, the whole answer read): p50 %.1f ms, p95 %.1f ms; static file server of the same file p50 %.1f ms, p95 %.1f ms; iceberg-go's REST client LoadTable (parsed) p50 %.1f ms; its scan of the current snapshot: %d rows\n\n",
 		r.Loads, r.LoadP50Millis, r.LoadP95Millis, r.StaticP50Millis, r.StaticP95Millis, r.ClientLoadP50Millis, r.ScanRows)
 	fmt.Fprintln(w, "| burst | loads | seconds | p50 / p95 / max ms | errors | static server seconds | ratio |")

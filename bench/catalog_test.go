@@ -38,6 +38,7 @@ func TestCatalogPhase(t *testing.T) {
 		require.Equal(t, 40, b.Loads)
 		require.Positive(t, b.Ratio)
 	}
+	require.Positive(t, r.ColdLoadMillis)
 	require.Positive(t, r.LoadP50Millis)
 	require.Positive(t, r.StaticP50Millis)
 	require.Positive(t, r.ClientLoadP50Millis)
