@@ -211,3 +211,36 @@ func (c *countingStore) Open(ctx context.Context, key string) (io.ReadCloser, er
 	c.opens.Add(1)
 	return c.Store.Open(ctx, key)
 }
+
+// A row that points at something that is not a metadata file of deep
+// storage (another engine's, a damaged file, none) is a 500 whose message
+// names no path, and the server's log says which; nothing panics.
+func TestBrokenRowsAnswer500(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.publish(e.publisher("wiki"), 1, 1)
+	ctx := context.Background()
+	require.NoError(t, e.deep.Put(ctx, "bad/metadata/00000-x.metadata.json", func(w io.Writer) error {
+		_, err := w.Write([]byte("not json"))
+		return err
+	}))
+	for name, loc := range map[string]*string{
+		"bad":        ptr(e.deep.URI("bad/metadata/00000-x.metadata.json")),
+		"gone":       ptr(e.deep.URI("gone/metadata/00000-y.metadata.json")),
+		"elsewhere":  ptr("s3://another-bucket/t/metadata/00000-z.metadata.json"),
+		"nolocation": nil,
+	} {
+		_, err := e.pool.Exec(ctx, `INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, iceberg_type)
+			VALUES ('handoff', 'handoff', $1, $2, 'TABLE')`, name, loc)
+		require.NoError(t, err)
+		code, _, body := e.do(http.MethodGet, "/v1/handoff/namespaces/handoff/tables/"+name, goodToken, nil)
+		requireError(t, code, body, http.StatusInternalServerError, "InternalServerError")
+		require.NotContains(t, body, "metadata.json", name)
+	}
+	require.True(t, e.log.contains("not a JSON object"))
+	require.True(t, e.log.contains("is not in storage"))
+	code, _, body := e.do(http.MethodGet, "/v1/handoff/namespaces/handoff/tables/wiki", goodToken, nil)
+	require.Equal(t, http.StatusOK, code, body)
+}
+
+func ptr(s string) *string { return &s }
