@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/apache/iceberg-go/table"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"handoff/internal/lake"
@@ -244,3 +245,28 @@ func TestBrokenRowsAnswer500(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// A catalog database out of reach is a 503 with Retry-After, which a
+// client may retry; /readyz says so too, and /healthz does not.
+func TestDatabaseOutOfReachIs503(t *testing.T) {
+	t.Parallel()
+	pool, err := pgxpool.New(context.Background(), "postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
+	require.NoError(t, err)
+	defer pool.Close()
+	deep, err := storage.NewLocal(t.TempDir())
+	require.NoError(t, err)
+	s, err := restcatalog.New(lake.NewCatalogRows(pool, lake.DefaultCatalog), deep,
+		restcatalog.Config{Tokens: []restcatalog.Token{{Name: "a", Secret: goodToken}}})
+	require.NoError(t, err)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	e := &env{t: t, srv: srv}
+	code, h, body := e.do(http.MethodGet, "/v1/handoff/namespaces/handoff/tables/wiki", goodToken, nil)
+	requireError(t, code, body, http.StatusServiceUnavailable, "ServiceUnavailableException")
+	require.Equal(t, "1", h.Get("Retry-After"))
+	require.NotContains(t, body, "127.0.0.1:1")
+	code, _, _ = e.do(http.MethodGet, "/readyz", "", nil)
+	require.Equal(t, http.StatusServiceUnavailable, code)
+	code, _, _ = e.do(http.MethodGet, "/healthz", "", nil)
+	require.Equal(t, http.StatusOK, code)
+}
