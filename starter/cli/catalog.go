@@ -99,10 +99,7 @@ func (a *app) serveCatalog(cmd *cobra.Command, f catalogFlags) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	pool, err := a.openPool(ctx, f.lake.dbURL, func(c *pgxpool.Config) {
-		// Belt and braces: the server's statements only read.
-		c.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
-	})
+	pool, err := a.openPool(ctx, f.lake.dbURL, readOnly)
 	if err != nil {
 		return err
 	}
@@ -129,6 +126,10 @@ func (a *app) serveCatalog(cmd *cobra.Command, f catalogFlags) error {
 	cfg.Log.Info("stopped serving the Iceberg REST catalog")
 	return err
 }
+
+// readOnly makes every transaction of the pool's sessions read-only:
+// belt and braces, the server's statements only read.
+func readOnly(c *pgxpool.Config) { c.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on" }
 
 // catalogConfig reads the tokens, the secrets and the logger's format.
 func (a *app) catalogConfig(f catalogFlags) (restcatalog.Config, error) {

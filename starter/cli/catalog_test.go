@@ -252,3 +252,18 @@ func serverCertFiles(t *testing.T) (certFile, keyFile, caFile string) {
 	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600))
 	return certFile, keyFile, caFile
 }
+
+// The catalog's sessions cannot write, whatever a statement says.
+func TestCatalogPoolIsReadOnly(t *testing.T) {
+	t.Parallel()
+	url, _, _ := catalogDB(t)
+	a := &app{dialTimeout: dialTimeout}
+	pool, err := a.openPool(t.Context(), url, readOnly)
+	require.NoError(t, err)
+	defer pool.Close()
+	_, err = pool.Exec(t.Context(), `DELETE FROM iceberg_tables WHERE table_name = $1`, "wiki")
+	require.ErrorContains(t, err, "read-only transaction")
+	var n int
+	require.NoError(t, pool.QueryRow(t.Context(), `SELECT count(*) FROM iceberg_tables WHERE table_name = $1`, "wiki").Scan(&n))
+	assert.Equal(t, 1, n)
+}
