@@ -9,7 +9,8 @@
 // without), and one what orchestration costs in Temporal history,
 // activities and heartbeats when a supervisor is idle and at a steady
 // rate. An optional phase, tablegrowth, measures a table's metadata after
-// thousands of publications. It prints markdown tables and writes JSON.
+// thousands of publications; another, catalog, the Iceberg REST catalog
+// server's loads of a table with 10,000 snapshots. It prints markdown tables and writes JSON.
 //
 //	go run ./bench -events 2000000 -json bench-result.json
 //
@@ -68,13 +69,21 @@ type options struct {
 	// growthRenew: a new lake.Lake every so many publications (0: one).
 	growthRenew      int
 	growthMaxHeapMiB float64
+
+	// The catalog phase.
+	starterBin       string
+	catalogPublishes int // real publications
+	catalogSnapshots int // snapshots the table keeps
+	catalogLoads     int // one at a time
+	catalogBurst     int // concurrent loads of a burst
+	catalogBursts    int
 }
 
 func parseOptions(args []string) (options, error) {
 	var o options
 	var variantList, phases, handoffTables, marks string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration,compaction", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), compaction (the backlog compacted from small segments, rollup off and re-rolled up; ingestion beside a compaction; the idle compaction workflow), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default)")
+	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration,compaction", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), compaction (the backlog compacted from small segments, rollup off and re-rolled up; ingestion beside a compaction; the idle compaction workflow), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default), catalog (the Iceberg REST catalog's loadTable of a table with -catalog-snapshots snapshots, one at a time and in bursts; not in the default)")
 	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
 	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
@@ -94,6 +103,12 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.growthLoads, "growth-loads", 5, "tablegrowth: loads per load-time median")
 	fs.IntVar(&o.growthRenew, "growth-renew", 0, "tablegrowth: a new lake.Lake (empty cache, as after a worker restart) every so many publications; 0: one for the whole run, as a worker; a multiple of 50 keeps the maintenance cadence")
 	fs.Float64Var(&o.growthMaxHeapMiB, "growth-max-heap", 3072, "tablegrowth: stop a run whose live heap, checked every 50 publications, exceeds this many MiB")
+	fs.StringVar(&o.starterBin, "starter", ".dev/bin/starter", "catalog: starter binary (make build), run as `starter catalog serve`")
+	fs.IntVar(&o.catalogPublishes, "catalog-publishes", 200, "catalog: real publications to the table (each a snapshot) before its history is extended")
+	fs.IntVar(&o.catalogSnapshots, "catalog-snapshots", 10_000, "catalog: snapshots the table keeps once its history is extended (copies of the real ones)")
+	fs.IntVar(&o.catalogLoads, "catalog-loads", 50, "catalog: loads one at a time, for their median")
+	fs.IntVar(&o.catalogBurst, "catalog-burst", 1000, "catalog: concurrent loads in a burst")
+	fs.IntVar(&o.catalogBursts, "catalog-bursts", 3, "catalog: bursts, the first with the server's cache cold")
 	fs.StringVar(&o.peerScript, "peer", "bench/peer/duckdb.mjs", "backlog: the DuckDB peer's script, run with node, with its packages beside it (npm ci --prefix bench/peer); \"\" skips the peer")
 	fs.StringVar(&o.compactMemLimit, "compaction-memory-limit", "256MiB", "compaction: GOMEMLIMIT of the worker that compacts")
 	fs.DurationVar(&o.compactIdle, "compaction-idle", time.Minute, "compaction: how long to count the history of the compaction workflow with nothing to do (0 skips it)")
@@ -137,6 +152,9 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-compaction-idle %v -compaction-idle-period %v: want idle >= 0 and a period of 1s or more", o.compactIdle, o.compactIdlePeriod)
 	case o.repeat < 1:
 		return options{}, fmt.Errorf("-repeat %d: want at least 1", o.repeat)
+	case o.catalogPublishes < 1 || o.catalogSnapshots < o.catalogPublishes || o.catalogLoads < 1 || o.catalogBurst < 1 || o.catalogBursts < 1:
+		return options{}, fmt.Errorf("-catalog-publishes %d -catalog-snapshots %d -catalog-loads %d -catalog-burst %d -catalog-bursts %d: want 1 <= publishes <= snapshots and the rest at least 1",
+			o.catalogPublishes, o.catalogSnapshots, o.catalogLoads, o.catalogBurst, o.catalogBursts)
 	case o.growthShortAge < 0 || o.growthLoads < 1:
 		return options{}, fmt.Errorf("-growth-short-age %v -growth-loads %d: want an age >= 0 and at least one load", o.growthShortAge, o.growthLoads)
 	case !o.growthDefault && o.growthShortAge == 0:

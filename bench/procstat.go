@@ -37,19 +37,25 @@ func cpuSeconds(pid int) (float64, error) {
 }
 
 // peakRSS is the most resident memory the process has had (VmHWM), bytes.
-func peakRSS(pid int) (int64, error) {
+func peakRSS(pid int) (int64, error) { return statusKB(pid, "VmHWM") }
+
+// residentRSS is the process's resident memory now (VmRSS), bytes.
+func residentRSS(pid int) (int64, error) { return statusKB(pid, "VmRSS") }
+
+// statusKB reads a "<field>: N kB" line of /proc/<pid>/status, in bytes.
+func statusKB(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			if err != nil {
-				return 0, fmt.Errorf("/proc/%d/status: VmHWM %q", pid, v)
+				return 0, fmt.Errorf("/proc/%d/status: %s %q", pid, field, v)
 			}
 			return kb << 10, nil
 		}
 	}
-	return 0, fmt.Errorf("/proc/%d/status: no VmHWM", pid)
+	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
 }

@@ -32,6 +32,9 @@ func printReport(w io.Writer, r result) {
 	if len(r.TableGrowth) > 0 {
 		printTableGrowth(w, r.TableGrowth)
 	}
+	if r.Catalog != nil {
+		printCatalog(w, *r.Catalog)
+	}
 }
 
 func printCompaction(w io.Writer, r compactionResult) {

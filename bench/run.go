@@ -41,6 +41,8 @@ type result struct {
 	Table *tableCost `json:"table,omitempty"`
 	// TableGrowth is the table metadata after many publications.
 	TableGrowth []tableGrowthRun `json:"tableGrowth,omitempty"`
+	// Catalog is the Iceberg REST catalog serving a large table.
+	Catalog *catalogResult `json:"catalog,omitempty"`
 	// Orchestration is what Temporal costs idle and at a steady rate.
 	Orchestration *orchestrationResult `json:"orchestration,omitempty"`
 	// Compaction is the compaction phase (issue 16).
@@ -108,7 +110,7 @@ func parseOnOff(flag, s string) ([]bool, error) {
 }
 
 // The phases of a run, in the order they run.
-var allPhases = []string{"backlog", "handoff", "orchestration", "compaction", "tablegrowth"}
+var allPhases = []string{"backlog", "handoff", "orchestration", "compaction", "tablegrowth", "catalog"}
 
 func parsePhases(s string) ([]string, error) {
 	var out []string
@@ -208,6 +210,14 @@ func run(ctx context.Context, o options) (result, error) {
 			}
 			res.TableGrowth = append(res.TableGrowth, r)
 		}
+	}
+	if slices.Contains(o.phases, "catalog") {
+		logf("catalog: a table of %d snapshots, loads one at a time and %d bursts of %d", o.catalogSnapshots, o.catalogBursts, o.catalogBurst)
+		r, err := runCatalog(ctx, s, o)
+		if err != nil {
+			return res, fmt.Errorf("catalog: %w", err)
+		}
+		res.Catalog = &r
 	}
 	return res, nil
 }

@@ -56,8 +56,8 @@ func startStack(ctx context.Context, o options, dir string) (*stack, error) {
 	if err := s.startPostgres(ctx); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	// The table-growth phase needs Postgres only.
-	if !slices.ContainsFunc(o.phases, func(p string) bool { return p != "tablegrowth" }) {
+	// The table-growth and catalog phases need Postgres only.
+	if !slices.ContainsFunc(o.phases, func(p string) bool { return p != "tablegrowth" && p != "catalog" }) {
 		ok = true
 		return s, nil
 	}

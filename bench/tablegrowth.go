@@ -110,9 +110,12 @@ type tableGrowthMark struct {
 	// the current metadata, PlanMillis reads the manifest list and the
 	// manifests and plans a scan of the current snapshot; medians of
 	// -growth-loads loads, TotalMillis the median of their sums.
-	LoadMillis  float64 `json:"loadMillis"`
-	PlanMillis  float64 `json:"planMillis"`
-	TotalMillis float64 `json:"totalMillis"`
+	LoadMillis float64 `json:"loadMillis"`
+	// RESTLoadMillis is loadTable through the Iceberg REST catalog server,
+	// its cache cold (restLoadMillis); median.
+	RESTLoadMillis float64 `json:"restLoadMillis"`
+	PlanMillis     float64 `json:"planMillis"`
+	TotalMillis    float64 `json:"totalMillis"`
 	// ColdMetadataMillis: a new lake.Lake, as a worker after a restart
 	// (cold cache), reads the pointer and parses the metadata
 	// (CheckSchema); median.
@@ -141,29 +144,13 @@ func runTableGrowth(ctx context.Context, s *stack, o options, g growthRetention)
 	res := tableGrowthRun{Retention: g.name, MaxSnapshotAge: l0.MaxSnapshotAge.String(), MinSnapshots: l0.MinSnapshots,
 		RowsPerPublish: growthRows, RenewLakeEvery: o.growthRenew}
 	start := time.Now()
-	dbURL, err := s.database(ctx, "bench_tablegrowth_"+g.name)
+	tdb, err := newTableDB(ctx, s, "bench_tablegrowth_"+g.name, "tablegrowth-"+g.name)
 	if err != nil {
 		return res, err
 	}
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		return res, err
-	}
-	defer pool.Close()
-	store := pgstore.New(pool)
-	if err := store.Migrate(ctx); err != nil {
-		return res, err
-	}
-	dir := filepath.Join(s.dir, "tablegrowth-"+g.name)
-	scratch := filepath.Join(dir, "scratch")
-	if err := os.MkdirAll(scratch, 0o755); err != nil {
-		return res, err
-	}
-	defer os.RemoveAll(dir) // 10,000 publications leave 10,000 segments
-	deep, err := storage.NewLocal(filepath.Join(dir, "deep"))
-	if err != nil {
-		return res, err
-	}
+	defer tdb.close()
+	defer os.RemoveAll(tdb.dir) // 10,000 publications leave 10,000 segments
+	pool, store, deep, scratch := tdb.pool, tdb.store, tdb.deep, tdb.scratch
 	lk := lake.New(pool, deep, g.cfg)
 	// renew starts a new Lake after every -growth-renew publications, as
 	// a worker restart would: its cache is empty, the next commit reads
@@ -362,6 +349,9 @@ func measureGrowth(ctx context.Context, pool *pgxpool.Pool, deep *storage.Local,
 		return millis(percentile(slices.Sorted(slices.Values(d)), 0.5))
 	}
 	m.LoadMillis, m.PlanMillis, m.TotalMillis, m.ColdMetadataMillis = med(load), med(plan), med(total), med(cold)
+	if m.RESTLoadMillis, err = restLoadMillis(ctx, pool, deep, cfg, loads); err != nil {
+		return fmt.Errorf("load through the REST catalog: %w", err)
+	}
 
 	meta := t.Metadata()
 	m.Snapshots = len(meta.Snapshots())
@@ -451,18 +441,18 @@ func parseMarks(s string) ([]int, error) {
 
 func printTableGrowth(w io.Writer, runs []tableGrowthRun) {
 	fmt.Fprintln(w, "\nIceberg table metadata after N publications (one segment each; laketest.Load + PlanFiles, medians of fresh loads):")
-	fmt.Fprintln(w, "\n| retention | publications | snapshots | metadata JSON | metadata/ files (before maintenance) | metadata/ bytes (before maintenance) | manifests (bytes) | manifest list | load + plan | of it, load | cold metadata parse | publish p50 / p95 / max | maintenance pass | bench heap |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "\n| retention | publications | snapshots | metadata JSON | metadata/ files (before maintenance) | metadata/ bytes (before maintenance) | manifests (bytes) | manifest list | load + plan | of it, load | REST loadTable | cold metadata parse | publish p50 / p95 / max | maintenance pass | bench heap |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range runs {
 		lakes := "one Lake"
 		if r.RenewLakeEvery > 0 {
 			lakes = fmt.Sprintf("a new Lake every %d", r.RenewLakeEvery)
 		}
 		for _, m := range r.Marks {
-			fmt.Fprintf(w, "| %s (%s, min %d; %s) | %d | %d | %s | %d (%d) | %s (%s) | %d (%s) | %s | %.1f ms | %.1f ms | %.1f ms | %.1f / %.1f / %.1f ms | %.1f ms | %.0f MiB |\n",
+			fmt.Fprintf(w, "| %s (%s, min %d; %s) | %d | %d | %s | %d (%d) | %s (%s) | %d (%s) | %s | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f / %.1f / %.1f ms | %.1f ms | %.0f MiB |\n",
 				r.Retention, r.MaxSnapshotAge, r.MinSnapshots, lakes, m.Publications, m.Snapshots, sizeText(m.MetadataBytes),
 				m.MetadataDirFiles, m.MetadataDirFilesBeforeMaintenance, sizeText(m.MetadataDirBytes), sizeText(m.MetadataDirBytesBeforeMaintenance),
-				m.Manifests, sizeText(m.ManifestBytes), sizeText(m.ManifestListBytes), m.TotalMillis, m.LoadMillis, m.ColdMetadataMillis,
+				m.Manifests, sizeText(m.ManifestBytes), sizeText(m.ManifestListBytes), m.TotalMillis, m.LoadMillis, m.RESTLoadMillis, m.ColdMetadataMillis,
 				m.PublishP50Millis, m.PublishP95Millis, m.PublishMaxMillis, m.MaintainMillis, m.HeapMiB)
 		}
 	}

@@ -33,6 +33,7 @@ func TestTableGrowth(t *testing.T) {
 			require.Positive(t, m.MetadataBytes)
 			require.GreaterOrEqual(t, m.MetadataDirBytesBeforeMaintenance, m.MetadataDirBytes)
 			require.Positive(t, m.TotalMillis)
+			require.Positive(t, m.RESTLoadMillis, "loadTable through the REST catalog")
 		}
 		require.Equal(t, 60, r.Marks[0].Snapshots, g.name)
 		want := 150

@@ -41,12 +41,13 @@ var intended = map[string]service{
 	"minio":              {ports: []string{"9000:9000", "9001:9001"}},
 	"minio-bucket":       {oneShot: true, deps: map[string]string{"minio": healthy}},
 	"worker":             {deps: map[string]string{"postgres": healthy, "temporal-setup": completed, "kafka": healthy, "minio-bucket": completed}, ports: []string{"8081:8081"}},
+	"catalog":            {deps: map[string]string{"worker": healthy}, ports: []string{"8181:8181"}},
 	"example-supervisor": {oneShot: true, deps: map[string]string{"worker": healthy, "kafka-topics": completed}},
 	"sample-events":      {oneShot: true, deps: map[string]string{"example-supervisor": completed}},
 }
 
 // starterServices run the starter CLI from the handoff image.
-var starterServices = []string{"example-supervisor", "sample-events"}
+var starterServices = []string{"catalog", "example-supervisor", "sample-events"}
 
 func loadCompose(t *testing.T) *types.Project {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"handoff/internal/kafka"
+	"handoff/internal/restcatalog"
 	"handoff/internal/secure"
 	"handoff/internal/storage"
 	"handoff/internal/testenv"
@@ -31,9 +32,10 @@ var envCalls = map[string]int{"os.Getenv": 0, "os.LookupEnv": 0, "envOr": 0, "bi
 // reads its list.
 // Keys are import path and function name.
 var envReaders = map[[2]string][]string{
-	{"handoff/internal/storage", "S3ConfigFromEnv"}: storage.S3EnvNames,
-	{"handoff/internal/kafka", "SecurityFromEnv"}:   kafka.SecurityEnvNames,
-	{"handoff/internal/secure", "TemporalFromEnv"}:  secure.TemporalEnvNames,
+	{"handoff/internal/storage", "S3ConfigFromEnv"}:    storage.S3EnvNames,
+	{"handoff/internal/kafka", "SecurityFromEnv"}:      kafka.SecurityEnvNames,
+	{"handoff/internal/secure", "TemporalFromEnv"}:     secure.TemporalEnvNames,
+	{"handoff/internal/restcatalog", "SecretsFromEnv"}: restcatalog.EnvNames,
 }
 
 // workerEnv is every environment variable the worker reads: the names its

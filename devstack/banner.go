@@ -45,12 +45,15 @@ func (s *stack) printBanner() {
 	if p := s.spec.TuningConfig.IntermediateHandoffPeriod; p > 0 {
 		row("", fmt.Sprintf("a segment is published about every %v (tuningConfig.intermediateHandoffPeriod)", p.D()))
 	}
-	row("Logs", strings.Join([]string{rel(s.worker.logPath), rel(s.temporal.logPath), rel(s.l.dev("postgres.log"))}, "  "))
+	row("Logs", strings.Join([]string{rel(s.worker.logPath), rel(s.temporal.logPath), rel(s.l.dev("postgres.log")), rel(s.catalog.logPath)}, "  "))
 	row("Supervisor", fmt.Sprintf("%s status %s         # state, offsets, lag, groups", starter, id))
 	row("", fmt.Sprintf("%s checkpoint %s     # publish the open sequences now", starter, id))
 	row("", fmt.Sprintf("%s stop %s --wait    # publish everything, then stop", starter, id))
 	row("Iceberg table", fmt.Sprintf("%s table %s --deep-storage %s --database-url '%s'", starter, id, rel(s.l.dev("deep")), s.dbURL))
 	row("", "  the datasource's table, made by its first publish: snapshots, offsets, schema (docs/TABLES.md)")
+	row("Iceberg REST", fmt.Sprintf("%s  (prefix handoff; bearer token in %s; log: %s)", catalogURL, rel(s.l.dev("catalog-token")), rel(s.catalog.logPath)))
+	row("", fmt.Sprintf(`curl -H "Authorization: Bearer $(cat %s)" %s/v1/handoff/namespaces/handoff/tables/%s`, rel(s.l.dev("catalog-token")), catalogURL, s.spec.DataSchema.DataSource))
+	row("", "  DuckDB, Trino, Spark, pyiceberg, Snowflake attach here (docs/TABLES.md)")
 	w.Flush()
 	fmt.Fprintf(&b, "\n Every start wipes .dev/pg, .dev/temporal.db, .dev/deep and .dev/staging: Kafka\n"+
 		" here lives in memory, so offsets and workflows from an earlier run would point\n"+

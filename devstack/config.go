@@ -17,6 +17,7 @@ const (
 	temporalUIPort  = 8233
 	kafkaPort       = 9092
 	workerHTTPPort  = 8081
+	catalogPort     = 8181
 	databaseName    = "handoff"
 	temporalNS      = "default"
 	defaultSpecPath = "examples/wiki.json"
@@ -91,5 +92,6 @@ func (l layout) wiped() []string {
 	return []string{
 		l.dev("pg"), l.dev("deep"), l.dev("staging"),
 		l.dev("temporal.db"), l.dev("temporal.db-wal"), l.dev("temporal.db-shm"), l.dev("temporal.db-journal"),
+		l.dev("catalog-token"),
 	}
 }

@@ -1,7 +1,7 @@
 // Command devstack runs handoff's whole dev stack with one command, from the
 // repository root: a throwaway Postgres, the Temporal dev server, an
-// in-process Kafka (kfake), the worker, the example supervisor and an event
-// generator. Ctrl-C stops everything in reverse order.
+// in-process Kafka (kfake), the worker, the Iceberg REST catalog, the example
+// supervisor and an event generator. Ctrl-C stops everything in reverse order.
 //
 // kfake keeps Kafka in memory, so every start wipes the state that would
 // point into the old topic (Postgres, Temporal's db, segments, staging).

@@ -48,7 +48,7 @@ func (s *stack) prepare(context.Context) error {
 	}
 	err := checkPortsFree(map[string]int{
 		"postgres": pgPort, "temporal": temporalPort, "temporal ui": temporalUIPort,
-		"kafka": kafkaPort, "worker http": workerHTTPPort,
+		"kafka": kafkaPort, "worker http": workerHTTPPort, "iceberg catalog": catalogPort,
 	})
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ type stack struct {
 	closers     []closer
 	temporal    *proc
 	worker      *proc
+	catalog     *proc
 	gen         *generator
 	interrupted bool // shutdown began with a signal, not a failure
 }
@@ -78,6 +79,7 @@ func (s *stack) start(ctx context.Context) error {
 		{"start temporal", s.startTemporal},
 		{"start kafka", s.startKafka},
 		{"start the worker", s.startWorker},
+		{"start the Iceberg REST catalog", s.startCatalog},
 		{"start the supervisor", s.startSupervisor},
 	}
 	if !s.cfg.noGenerator {
@@ -106,6 +108,8 @@ func (s *stack) wait(ctx context.Context) error {
 		return s.temporal.exitError()
 	case <-s.worker.done:
 		return s.worker.exitError()
+	case <-s.catalog.done:
+		return s.catalog.exitError()
 	case <-genDone:
 		if s.gen.err == nil {
 			return errors.New("generator stopped on its own")

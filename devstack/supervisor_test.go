@@ -26,7 +26,7 @@ func TestStarterAndBannerKnowTheUI(t *testing.T) {
 	var out bytes.Buffer
 	s := &stack{l: l, out: &out, errw: &out, cfg: config{spec: "examples/wiki.json"},
 		spec:     domain.Spec{ID: "wiki", IOConfig: domain.IOConfig{Topic: "wiki"}},
-		temporal: &proc{logPath: l.dev("temporal.log")}, worker: &proc{logPath: l.dev("worker.log")}}
+		temporal: &proc{logPath: l.dev("temporal.log")}, worker: &proc{logPath: l.dev("worker.log")}, catalog: &proc{logPath: l.dev("catalog.log")}}
 	got, err := s.starter(t.Context(), "start", "-f", "examples/wiki.json")
 	if err != nil {
 		t.Fatalf("starter: %v\n%s", err, got)
@@ -39,5 +39,11 @@ func TestStarterAndBannerKnowTheUI(t *testing.T) {
 	s.printBanner()
 	if link := temporalUIURL + "/namespaces/default/workflows/supervisor%2Fwiki"; !strings.Contains(out.String(), link) {
 		t.Errorf("banner has no %s:\n%s", link, out.String())
+	}
+	// The Iceberg REST catalog: its URL, and a curl that works as printed.
+	for _, want := range []string{"Iceberg REST", "http://localhost:8181  (prefix handoff; bearer token in .dev/catalog-token", `curl -H "Authorization: Bearer $(cat .dev/catalog-token)" http://localhost:8181/v1/handoff/namespaces/handoff/tables/`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("banner has no %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"handoff/e2e/harness"
 )
 
 // workerProc is one run of the worker binary.
@@ -24,17 +26,8 @@ type workerProc struct {
 func (e *env) startWorker(name string, ready bool, extraEnv ...string) *workerProc {
 	e.t.Helper()
 	port := freePort(e.t)
-	env := append([]string{
-		"DATABASE_URL=" + e.workerDB,
-		"TEMPORAL_ADDRESS=" + e.hostPort,
-		"TEMPORAL_NAMESPACE=" + e.ns,
-		"KAFKA_BROKERS=" + strings.Join(e.brokers, ","),
-		"HANDOFF_DEEP_STORAGE=" + e.deepDir,
-		"HANDOFF_STAGING_DIR=" + e.stagingDir,
-		"HANDOFF_HTTP_ADDR=127.0.0.1:" + strconv.Itoa(port),
-		"HANDOFF_LOG_LEVEL=info",
-		"HANDOFF_SHUTDOWN_GRACE=20s",
-	}, extraEnv...)
+	env := harness.Worker{DatabaseURL: e.workerDB, TemporalAddress: e.hostPort, Namespace: e.ns, Brokers: e.brokers,
+		DeepStorage: e.deepDir, StagingDir: e.stagingDir, HTTPPort: port}.Env(extraEnv...)
 	w := &workerProc{proc: startProc(e.t, e.logDir, "worker-"+name, workerBin, nil, env), port: port}
 	e.t.Cleanup(func() {
 		// A clean end: stop it as an operator would.

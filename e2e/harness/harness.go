@@ -2,8 +2,9 @@
 // e2e/chaos) and the benchmark ask of a running supervisor through the
 // Temporal client: where its groups are reading, and which activities the
 // server sees started on which worker; how they start, query and stop a
-// datasource's compaction (compaction.go); and the autoscaler the ramp
-// tests share, with a poll for its effects (autoscale.go).
+// datasource's compaction (compaction.go); the autoscaler the ramp
+// tests share, with a poll for its effects (autoscale.go); and the
+// environment of a worker process (workerenv.go).
 package harness
 
 import (

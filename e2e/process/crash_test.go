@@ -76,7 +76,10 @@ func TestSIGTERMMidIngestionLosesNothing(t *testing.T) {
 // TestSIGKILLMidIngestionLosesNothing kills the worker while activities
 // run. Temporal retries the killed worker's activities only once their
 // heartbeat (consume 1 min, publish 2 min) or start-to-close timeouts
-// expire, so recovery may take minutes; it must take less than four.
+// expire, so recovery may take minutes; it must take less than four. The
+// Iceberg REST catalog server (starter catalog serve) serves the table
+// throughout, and at the end an independent client, iceberg-go's REST
+// catalog, reads every event through it once.
 func TestSIGKILLMidIngestionLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for Temporal's heartbeat timeouts: 1 to 2 minutes")
@@ -88,9 +91,11 @@ func TestSIGKILLMidIngestionLosesNothing(t *testing.T) {
 	gen := eventgen.New(e.name, 22)
 
 	a := e.startWorker("a")
+	catalog := e.startCatalog() // engines read the table through it all along
 	require.NoError(t, e.produce(gen, crashFirst, 0))
 	run := e.startSupervisor(spec)
 	published := e.checkpointUntilPublished(spec, 0, 60*time.Second)
+	e.requireRESTCommitted(catalog, spec)
 
 	producing := e.produceInBackground(gen, crashDuring, crashRate)
 	time.Sleep(500 * time.Millisecond)
@@ -123,6 +128,10 @@ func TestSIGKILLMidIngestionLosesNothing(t *testing.T) {
 
 	require.Greater(t, e.publishedSequences(spec), published)
 	e.requireExactlyOnce(spec, gen.RunID, crashTotal)
+	// An engine attached by URL sees the same: iceberg-go's REST client
+	// through the catalog server, which ran through the kill.
+	e.requireRESTExactlyOnce(catalog, spec, gen.RunID, crashTotal)
+	e.requireRESTCommitted(catalog, spec)
 	// Each event is read once, plus what worker a had read and not yet
 	// recorded in a heartbeat that reached the server: that is read again.
 	readByB := processedBy(t, b, e.name)

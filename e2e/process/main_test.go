@@ -12,24 +12,27 @@ import (
 	"handoff/internal/testenv"
 )
 
-// workerBin is the worker binary TestMain built.
-var workerBin string
+// workerBin and starterBin are the binaries TestMain built.
+var workerBin, starterBin string
 
 func TestMain(m *testing.M) {
-	bin, err := buildWorker()
+	var err error
+	workerBin, err = build("worker")
+	if err == nil {
+		starterBin, err = build("starter")
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e/process:", err)
 		os.Exit(1)
 	}
-	workerBin = bin
 	testenv.Main(m)
 }
 
-// buildWorker builds ./worker from the repository root. Under `go test` the
+// build builds ./<pkg> from the repository root. Under `go test` the
 // binary goes next to the test binary, in go's work directory, which go
 // removes when the run ends (testenv.Main exits the process, so a directory
 // of our own could not be removed after the tests).
-func buildWorker() (string, error) {
+func build(pkg string) (string, error) {
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		return "", err
@@ -38,13 +41,13 @@ func buildWorker() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bin := filepath.Join(dir, "handoff-worker")
+	bin := filepath.Join(dir, "handoff-"+pkg)
 	start := time.Now()
-	cmd := exec.Command("go", "build", "-o", bin, "./worker")
+	cmd := exec.Command("go", "build", "-o", bin, "./"+pkg)
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build ./worker in %s: %w\n%s", root, err, out)
+		return "", fmt.Errorf("go build ./%s in %s: %w\n%s", pkg, root, err, out)
 	}
 	fmt.Fprintf(os.Stderr, "e2e/process: built %s in %v\n", bin, time.Since(start).Round(time.Millisecond))
 	return bin, nil

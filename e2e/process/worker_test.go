@@ -11,21 +11,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"handoff/e2e/harness"
 	"handoff/internal/logtail"
 )
 
 // maxLogPrint bounds how much of a worker's log a failing test prints.
 const maxLogPrint = 256 << 10
 
-// workerProc is one run of the worker binary.
+// workerProc is one run of the worker binary (or of another of ours: the
+// catalog server).
 type workerProc struct {
 	t       *testing.T
+	kind    string // worker, catalog
 	name    string
 	cmd     *exec.Cmd
 	port    int
@@ -42,31 +44,31 @@ type workerProc struct {
 func (e *env) startWorker(name string, extraEnv ...string) *workerProc {
 	e.t.Helper()
 	port := freePort(e.t)
+	env := harness.Worker{DatabaseURL: e.dbURL, TemporalAddress: e.hostPort, Namespace: e.ns, Brokers: e.brokers,
+		DeepStorage: e.deepDir, StagingDir: e.stagingDir, HTTPPort: port}.Env(extraEnv...)
+	return e.startProcess("worker", name, port, env, workerBin)
+}
+
+// startProcess runs bin (a kind of process, for messages) with args and the env's environment plus env,
+// logging to the test's log directory, and waits until it answers
+// /readyz on port; the test's end stops it with SIGTERM and checks it
+// exits 0.
+func (e *env) startProcess(kind, name string, port int, env []string, bin string, args ...string) *workerProc {
+	e.t.Helper()
 	logPath := filepath.Join(e.logDir, name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
-		e.t.Fatalf("worker log: %v", err)
+		e.t.Fatalf("%s %s log: %v", kind, name, err)
 	}
-	cmd := exec.Command(workerBin)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = e.workDir
-	cmd.Env = append(os.Environ(),
-		"DATABASE_URL="+e.dbURL,
-		"TEMPORAL_ADDRESS="+e.hostPort,
-		"TEMPORAL_NAMESPACE="+e.ns,
-		"KAFKA_BROKERS="+strings.Join(e.brokers, ","),
-		"HANDOFF_DEEP_STORAGE="+e.deepDir,
-		"HANDOFF_STAGING_DIR="+e.stagingDir,
-		"HANDOFF_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(port),
-		"HANDOFF_LOG_LEVEL=info",
-		"HANDOFF_SHUTDOWN_GRACE=20s",
-	)
-	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	setProcAttr(cmd)
-	w := &workerProc{t: e.t, name: name, cmd: cmd, port: port, logPath: logPath, done: make(chan struct{})}
+	w := &workerProc{t: e.t, kind: kind, name: name, cmd: cmd, port: port, logPath: logPath, done: make(chan struct{})}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		e.t.Fatalf("start worker %s: %v", name, err)
+		e.t.Fatalf("start %s %s: %v", kind, name, err)
 	}
 	w.started = time.Now()
 	go func() {
@@ -80,7 +82,7 @@ func (e *env) startWorker(name string, extraEnv ...string) *workerProc {
 			// A clean end: stop it as an operator would, and say how it went.
 			_ = w.cmd.Process.Signal(syscall.SIGTERM)
 			if code, ok := w.waitExit(30 * time.Second); !ok || code != 0 {
-				e.t.Errorf("worker %s: after SIGTERM at the end of the test: exited %v, code %d", w.name, ok, code)
+				e.t.Errorf("%s: after SIGTERM at the end of the test: exited %v, code %d", w.label(), ok, code)
 			}
 		}
 		if !w.exited() {
@@ -88,18 +90,21 @@ func (e *env) startWorker(name string, extraEnv ...string) *workerProc {
 			select {
 			case <-w.done:
 			case <-time.After(10 * time.Second):
-				e.t.Logf("worker %s (pid %d) did not exit 10s after SIGKILL", w.name, w.cmd.Process.Pid)
+				e.t.Logf("%s (pid %d) did not exit 10s after SIGKILL", w.label(), w.cmd.Process.Pid)
 			}
 		}
 		w.summarize()
 		if e.t.Failed() || os.Getenv("HANDOFF_PROCESS_LOGS") != "" {
-			e.t.Logf("worker %s log (%s):\n%s", w.name, w.logPath, w.logTail(maxLogPrint))
+			e.t.Logf("%s log (%s):\n%s", w.label(), w.logPath, w.logTail(maxLogPrint))
 		}
 	})
 	w.waitReady(60 * time.Second)
-	e.t.Logf("worker %s (pid %d) ready on port %d after %v", name, cmd.Process.Pid, port, time.Since(w.started).Round(time.Millisecond))
+	e.t.Logf("%s %s (pid %d) ready on port %d after %v", kind, name, cmd.Process.Pid, port, time.Since(w.started).Round(time.Millisecond))
 	return w
 }
+
+// label names the process in messages: "worker a", "catalog catalog".
+func (w *workerProc) label() string { return w.kind + " " + w.name }
 
 func (w *workerProc) url(path string) string {
 	return fmt.Sprintf("http://127.0.0.1:%d%s", w.port, path)
@@ -122,7 +127,7 @@ func (w *workerProc) waitReady(timeout time.Duration) {
 	var last string
 	for time.Now().Before(deadline) {
 		if w.exited() {
-			w.t.Fatalf("worker %s exited before it was ready: %v\n%s", w.name, w.err, w.logTail(maxLogPrint))
+			w.t.Fatalf("%s exited before it was ready: %v\n%s", w.label(), w.err, w.logTail(maxLogPrint))
 		}
 		code, body, err := httpGet(w.url("/readyz"))
 		if err == nil && code == http.StatusOK {
@@ -135,13 +140,13 @@ func (w *workerProc) waitReady(timeout time.Duration) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	w.t.Fatalf("worker %s not ready after %v (last: %s)\n%s", w.name, timeout, last, w.logTail(maxLogPrint))
+	w.t.Fatalf("%s not ready after %v (last: %s)\n%s", w.label(), timeout, last, w.logTail(maxLogPrint))
 }
 
 func (w *workerProc) signal(sig os.Signal) {
 	w.t.Helper()
 	if err := w.cmd.Process.Signal(sig); err != nil {
-		w.t.Fatalf("signal %v to worker %s: %v", sig, w.name, err)
+		w.t.Fatalf("signal %v to %s: %v", sig, w.label(), err)
 	}
 }
 
@@ -189,7 +194,7 @@ func (w *workerProc) summarize() {
 	if w.exited() {
 		how = w.state.String()
 	}
-	w.t.Logf("worker %s: %s after %v; logged %d errors, %d warnings", w.name, how,
+	w.t.Logf("%s: %s after %v; logged %d errors, %d warnings", w.label(), how,
 		time.Since(w.started).Round(time.Millisecond), len(errs), len(warns))
 	for _, l := range errs[:min(len(errs), 5)] {
 		w.t.Logf("  %s: %s", w.name, cut(l, 600))

@@ -46,14 +46,14 @@ func nameProblem(s string) string {
 	case s == "":
 		return "empty: " + nameRule
 	case len(s) > MaxNameLen:
-		return fmt.Sprintf("%s is %d bytes long: %s", quoteName(s), len(s), nameRule)
+		return fmt.Sprintf("%s is %d bytes long: %s", QuoteName(s), len(s), nameRule)
 	case !isNameStart(s[0]):
-		return fmt.Sprintf("%s starts with %s: %s", quoteName(s), describeByte(s, 0), nameRule)
+		return fmt.Sprintf("%s starts with %s: %s", QuoteName(s), describeByte(s, 0), nameRule)
 	case strings.Contains(s, ".."):
-		return fmt.Sprintf("%s contains \"..\": %s", quoteName(s), nameRule)
+		return fmt.Sprintf("%s contains \"..\": %s", QuoteName(s), nameRule)
 	}
 	if i := badNameByte(s); i >= 0 {
-		return fmt.Sprintf("%s has %s at byte %d: %s", quoteName(s), describeByte(s, i), i, nameRule)
+		return fmt.Sprintf("%s has %s at byte %d: %s", QuoteName(s), describeByte(s, i), i, nameRule)
 	}
 	return ""
 }
@@ -65,12 +65,12 @@ func topicProblem(s string) string {
 	case s == "":
 		return "empty: " + topicRule
 	case len(s) > MaxTopicLen:
-		return fmt.Sprintf("%s is %d bytes long: %s", quoteName(s), len(s), topicRule)
+		return fmt.Sprintf("%s is %d bytes long: %s", QuoteName(s), len(s), topicRule)
 	case s == "." || s == "..":
 		return fmt.Sprintf("%q is not a topic name: %s", s, topicRule)
 	}
 	if i := badNameByte(s); i >= 0 {
-		return fmt.Sprintf("%s has %s at byte %d: %s", quoteName(s), describeByte(s, i), i, topicRule)
+		return fmt.Sprintf("%s has %s at byte %d: %s", QuoteName(s), describeByte(s, i), i, topicRule)
 	}
 	return ""
 }
@@ -101,9 +101,10 @@ func describeByte(s string, i int) string {
 	return fmt.Sprintf("%q", r)
 }
 
-// quoteName quotes a name for an error message, cut to its first 40 bytes
-// (on a character boundary) so that a 10 KB name makes a short error.
-func quoteName(s string) string {
+// QuoteName quotes a name (or anything a client sent) for an error
+// message, cut to its first 40 bytes (on a character boundary) so that a
+// 10 KB name makes a short error.
+func QuoteName(s string) string {
 	const limit = 40
 	if len(s) <= limit {
 		return fmt.Sprintf("%q", s)

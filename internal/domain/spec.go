@@ -367,7 +367,7 @@ func describeJSONError(data []byte, err error) error {
 		// The name is quoted cut short: a huge key makes a short error.
 		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		if unq, uerr := strconv.Unquote(name); uerr == nil {
-			name = quoteName(unq)
+			name = QuoteName(unq)
 		}
 		return fmt.Errorf("spec has an unknown field %s", name)
 	}

@@ -55,4 +55,4 @@ func validateConsumerProperties(props map[string]any) error {
 
 // quoteKey quotes a property name for a field path: consumer properties
 // have dots in their names.
-func quoteKey(k string) string { return quoteName(k) }
+func quoteKey(k string) string { return QuoteName(k) }

@@ -104,13 +104,9 @@ func (t TLS) Config() (*tls.Config, error) {
 	}
 	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName, InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // off unless asked for
 	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
+		pool, err := certPool("TLS CA file", t.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("TLS CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("TLS CA file %s: no PEM certificate in it", t.CAFile)
+			return nil, err
 		}
 		c.RootCAs = pool
 	}
@@ -174,4 +170,18 @@ func GroupString(v slog.Value) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// certPool reads a PEM bundle of CA certificates; what names the file in
+// errors.
+func certPool(what, file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s %s: no PEM certificate in it", what, file)
+	}
+	return pool, nil
 }

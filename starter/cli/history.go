@@ -16,6 +16,7 @@ import (
 
 	"handoff/internal/domain"
 	"handoff/internal/pgstore"
+	"handoff/internal/redact"
 )
 
 func (a *app) historyCommand() *cobra.Command {
@@ -58,21 +59,39 @@ since the version before; in json the specs themselves.`,
 // withPool opens a pool and pings it, so a bad URL or a down server fails
 // within dialTimeout.
 func (a *app) withPool(ctx context.Context, dbURL string, fn func(*pgxpool.Pool) error) error {
-	if dbURL == "" {
-		return usageErrorf("no database: set --database-url or DATABASE_URL")
-	}
-	pool, err := pgxpool.New(ctx, dbURL)
+	pool, err := a.openPool(ctx, dbURL, nil)
 	if err != nil {
-		// pgx's parse errors can quote the URL, password included.
-		return usageErrorf("invalid --database-url: not a Postgres URL or connection string")
+		return err
 	}
 	defer pool.Close()
+	return fn(pool)
+}
+
+// openPool connects to the metadata database; tune, when not nil, sets
+// the pool's configuration first.
+func (a *app) openPool(ctx context.Context, dbURL string, tune func(*pgxpool.Config)) (*pgxpool.Pool, error) {
+	if dbURL == "" {
+		return nil, usageErrorf("no database: set --database-url or DATABASE_URL")
+	}
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		// pgx's parse errors can quote the URL, password included.
+		return nil, usageErrorf("invalid --database-url: not a Postgres URL or connection string")
+	}
+	if tune != nil {
+		tune(cfg)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to Postgres: %w", redact.Error(err))
+	}
 	pingCtx, cancel := context.WithTimeout(ctx, a.dialTimeout)
 	defer cancel()
 	if err := pool.Ping(pingCtx); err != nil {
-		return fmt.Errorf("cannot reach Postgres: %w", err)
+		pool.Close()
+		return nil, fmt.Errorf("cannot reach Postgres: %w", err)
 	}
-	return fn(pool)
+	return pool, nil
 }
 
 // unknownSupervisor is supervisorNotFound for commands that do not otherwise

@@ -1,8 +1,9 @@
 // Package cli is the starter command: it starts, updates, lists, inspects,
 // checkpoints, suspends, resumes, resets and stops supervisors, validates
 // specs, shows their history, segments, Iceberg table and saved parse
-// errors, builds the table of a datasource that had none, migrates the
-// metadata database, produces test messages to Kafka and writes shell
+// errors, builds the table of a datasource that had none, serves the
+// tables through the Iceberg REST catalog protocol, migrates the metadata
+// database, produces test messages to Kafka and writes shell
 // completion scripts.
 // Everything it reads and writes goes through IO, so tests run the whole
 // command line in-process.
@@ -112,8 +113,9 @@ func (a *app) rootCommand() *cobra.Command {
 stops handoff supervisors, validates supervisor specs, shows the specs a
 supervisor accepted, the segments it published, its datasource's Iceberg
 table and the unparseable rows it saved, builds the table of a datasource
-that published segments before it had one, and migrates the metadata
-database. produce sends JSON messages (a file, or generated sample events)
+that published segments before it had one, serves the tables to other
+engines through the Iceberg REST catalog protocol (catalog serve), and
+migrates the metadata database. produce sends JSON messages (a file, or generated sample events)
 to a Kafka topic, to try a supervisor out; completion writes a shell
 completion script, which completes supervisor ids from the running
 supervisors.
@@ -152,6 +154,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 supervisor not found.`,
 		a.historyCommand(),
 		a.segmentsCommand(),
 		a.tableCommand(),
+		a.catalogCommand(),
 		a.compactionCommand(),
 		a.retentionCommand(),
 		a.killCommand(),

@@ -47,26 +47,38 @@ func (f *lakeFlags) add(fs *pflag.FlagSet) {
 // the tables over them.
 func (a *app) withLake(ctx context.Context, f lakeFlags, cfg lake.Config, fn func(*pgxpool.Pool, *lake.Lake) error) error {
 	return a.withPool(ctx, f.dbURL, func(pool *pgxpool.Pool) error {
-		if f.deep == "" {
-			return usageErrorf("no deep storage: set --deep-storage or HANDOFF_DEEP_STORAGE")
-		}
-		if dir, local := localPath(f.deep); local {
-			// storage.Open would create it; a read of the worker's tables
-			// must not make an empty deep storage on a typo.
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return usageErrorf("deep storage %s is not a directory here: give the worker's (--deep-storage or HANDOFF_DEEP_STORAGE; its default is %s)", f.deep, defaultDeepStorage)
-			}
-		}
-		openCtx, cancel := context.WithTimeout(ctx, openDeepTimeout)
-		defer cancel()
-		deep, err := storage.Open(openCtx, f.deep, storage.WithS3(storage.S3ConfigFromEnv(a.io.Getenv)))
+		deep, err := a.openDeep(ctx, f.deep)
 		if err != nil {
-			return fmt.Errorf("deep storage: %w", redact.Error(err))
+			return err
 		}
 		cfg.Catalog, cfg.Namespace = f.catalog, f.namespace
 		return fn(pool, lake.New(pool, deep, cfg))
 	})
 }
+
+// openDeep opens the worker's deep storage at loc, which must exist.
+func (a *app) openDeep(ctx context.Context, loc string) (storage.Store, error) {
+	if loc == "" {
+		return nil, usageErrorf("no deep storage: set --deep-storage or HANDOFF_DEEP_STORAGE")
+	}
+	if dir, local := localPath(loc); local {
+		// storage.Open would create it; a read of the worker's tables
+		// must not make an empty deep storage on a typo.
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, usageErrorf("deep storage %s is not a directory here: give the worker's (--deep-storage or HANDOFF_DEEP_STORAGE; its default is %s)", loc, defaultDeepStorage)
+		}
+	}
+	openCtx, cancel := context.WithTimeout(ctx, openDeepTimeout)
+	defer cancel()
+	deep, err := storage.Open(openCtx, loc, storage.WithS3(a.s3Config()))
+	if err != nil {
+		return nil, fmt.Errorf("deep storage: %w", redact.Error(err))
+	}
+	return deep, nil
+}
+
+// s3Config is how the worker reaches S3, from the same variables.
+func (a *app) s3Config() storage.S3Config { return storage.S3ConfigFromEnv(a.io.Getenv) }
 
 // localPath is the directory of a local deep storage location (a path or
 // file:///abs/path).

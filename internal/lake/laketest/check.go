@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"handoff/internal/domain"
@@ -27,18 +28,39 @@ type Report struct {
 // "id"), and with stored, the datasource_offsets of the topic, which the
 // current snapshot's summary must equal. The error names what is wrong.
 func Check(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, runID string, n int64, stored domain.Offsets, props ...iceberg.Properties) (*Report, error) {
+	return CheckIDs(ctx, pool, cfg, ds, IDs(runID, n), stored, props...)
+}
+
+// IDs is runID-0 ... runID-(n-1).
+func IDs(runID string, n int64) []string {
 	want := make([]string, n)
 	for i := range n {
 		want[i] = runID + "-" + strconv.FormatInt(i, 10)
 	}
-	return CheckIDs(ctx, pool, cfg, ds, want, stored, props...)
+	return want
 }
 
 // CheckIDs is Check for any set of event ids (want, each once): those of
 // a transactional topic's committed transactions, say.
 func CheckIDs(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string, want []string, stored domain.Offsets, props ...iceberg.Properties) (*Report, error) {
+	t, err := Load(ctx, pool, cfg, ds, props...)
+	if err != nil {
+		return nil, err
+	}
+	return CheckTableIDs(ctx, t, want, stored)
+}
+
+// CheckTable is Check of a table however it was loaded (an SQL or a REST
+// catalog).
+func CheckTable(ctx context.Context, t *table.Table, runID string, n int64, stored domain.Offsets) (*Report, error) {
+	return CheckTableIDs(ctx, t, IDs(runID, n), stored)
+}
+
+// CheckTableIDs is CheckTable for any set of event ids.
+func CheckTableIDs(ctx context.Context, t *table.Table, want []string, stored domain.Offsets) (*Report, error) {
 	n := int64(len(want))
-	scan, err := Read(ctx, pool, cfg, ds, "id", props...)
+	ds := t.Identifier()[len(t.Identifier())-1]
+	scan, err := ReadTable(ctx, t, "id")
 	if err != nil {
 		return nil, err
 	}

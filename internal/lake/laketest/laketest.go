@@ -43,11 +43,18 @@ type Scan struct {
 // Load opens the datasource's table through iceberg-go's SQL catalog.
 // props go to the catalog and its file IO (s3.endpoint and the like).
 func Load(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string, props ...iceberg.Properties) (*table.Table, error) {
+	cat, err := SQLCatalog(pool, cfg, props...)
+	if err != nil {
+		return nil, err
+	}
+	return cat.LoadTable(ctx, table.Identifier{namespace(cfg), ds})
+}
+
+// SQLCatalog is iceberg-go's SQL catalog over the tables' rows in pool's
+// database (the JDBC catalog's schema).
+func SQLCatalog(pool *pgxpool.Pool, cfg lake.Config, props ...iceberg.Properties) (*sqlcat.Catalog, error) {
 	if cfg.Catalog == "" {
 		cfg.Catalog = lake.DefaultCatalog
-	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = lake.DefaultNamespace
 	}
 	db := stdlib.OpenDBFromPool(pool)
 	catProps := iceberg.Properties{"init_catalog_tables": "false"}
@@ -58,7 +65,14 @@ func Load(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds string, p
 	if err != nil {
 		return nil, fmt.Errorf("open SQL catalog: %w", err)
 	}
-	return cat.LoadTable(ctx, table.Identifier{cfg.Namespace, ds})
+	return cat, nil
+}
+
+func namespace(cfg lake.Config) string {
+	if cfg.Namespace == "" {
+		return lake.DefaultNamespace
+	}
+	return cfg.Namespace
 }
 
 // Read loads the table and scans its current snapshot, counting the values
@@ -68,6 +82,12 @@ func Read(ctx context.Context, pool *pgxpool.Pool, cfg lake.Config, ds, idColumn
 	if err != nil {
 		return nil, err
 	}
+	return ReadTable(ctx, t, idColumn)
+}
+
+// ReadTable scans the current snapshot of a table however it was loaded
+// (an SQL or a REST catalog), counting the values of column idColumn.
+func ReadTable(ctx context.Context, t *table.Table, idColumn string) (*Scan, error) {
 	s := &Scan{IDs: map[string]int{}, Schema: t.Schema()}
 	snap := t.CurrentSnapshot()
 	if snap == nil {
