@@ -267,7 +267,7 @@ func (r compactionStatusResult) writeText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "compaction of %s: %s, config version %d\n", r.DataSource, state, r.ConfigVersion)
 	fmt.Fprintf(w, "  used segments %d, intervals pending %d, running %d; rounds %d, last %s, next %s\n",
-		r.UsedSegments, r.Pending, len(r.Running), r.Rounds, fmtTime(r.LastRound), fmtTime(r.NextRound))
+		r.UsedSegments, r.Pending, len(r.Running), r.Rounds, fmtTime(r.LastRound), dueText(r.NextRound, time.Now()))
 	if r.HasRetention {
 		fmt.Fprintf(w, "  retention rules version %d: %d segments dropped\n", r.RetentionVersion, r.Dropped)
 	}
@@ -290,6 +290,20 @@ func (r compactionStatusResult) writeText(w io.Writer) error {
 		fmt.Fprintf(w, "  error at %s: %s\n", fmtTime(e.Time), e.Message)
 	}
 	return nil
+}
+
+// dueText says when a round is due: a time in the past is not shown as if
+// it were to come (a round waits for what it runs, which may wait for a
+// worker to be found dead and its activities retried).
+func dueText(due, now time.Time) string {
+	switch {
+	case due.IsZero():
+		return "-"
+	case due.After(now):
+		return fmt.Sprintf("%s (in %s)", fmtTime(due), due.Sub(now).Round(time.Second))
+	default:
+		return fmt.Sprintf("due since %s (%s ago: waiting for the running round's activities)", fmtTime(due), now.Sub(due).Round(time.Second))
+	}
 }
 
 func fmtTime(t time.Time) string {

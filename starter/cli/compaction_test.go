@@ -133,3 +133,11 @@ func TestExampleCompactionConfigIsValid(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2*time.Minute, cfg.SkipOffsetFromLatest.D())
 }
+
+// A round due in the past is not shown as if it were to come.
+func TestDueTextNeverShowsThePastAsFuture(t *testing.T) {
+	now := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	require.Equal(t, "-", dueText(time.Time{}, now))
+	require.Equal(t, "2026-12-07T10:00:30Z (in 30s)", dueText(now.Add(30*time.Second), now))
+	require.Equal(t, "due since 2026-12-07T09:50:00Z (10m0s ago: waiting for the running round's activities)", dueText(now.Add(-10*time.Minute), now))
+}

@@ -17,6 +17,7 @@ import (
 
 	"handoff/internal/domain"
 	"handoff/internal/kafkadev"
+	"handoff/workflows"
 )
 
 // noKafka points status at a port nothing listens on: the latest offsets
@@ -135,4 +136,31 @@ latest: the supervisor's, read 25s ago (2026-01-02T03:03:40Z) (…); current: th
 	assert.Equal(t, map[string]any{"0": 150.0, "1": 40.0, "2": 7.0}, got["latestOffsets"])
 	assert.Equal(t, 57.0, got["aggregateUnpublished"])
 	assert.NotEmpty(t, got["kafkaError"])
+}
+
+// stop --wait's final report takes its lag from Kafka's latest offsets,
+// not from the supervisor's last look: a stop that left records unread
+// says how many.
+func TestStopWaitReportsLagFromKafka(t *testing.T) {
+	t.Parallel()
+	b, err := kafkadev.Start(t.Context(), "127.0.0.1:0", map[string]int32{"orders": 3})
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	produceTo(t, b.Addrs(), "orders", map[int32]int{0: 170, 1: 45, 2: 7})
+	st := sampleStatus()
+	st.State = workflows.StateStopped
+	fc := &fakeClient{describe: completed(), status: st, updateResult: workflows.OperationResult{State: workflows.StateStopping}}
+	env := map[string]string{"KAFKA_BROKERS": b.Addrs()[0]}
+	r := runCLI(t, runOpts{dial: dialTo(fc, nil), env: env, now: func() time.Time { return watchStart }}, "stop", "orders", "--wait", "-o", "json")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	var got stopResult
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	require.NotNil(t, got.Final)
+	assert.Equal(t, latestFromKafka, got.LatestFrom)
+	assert.Equal(t, domain.Offsets{domain.P(0): 170, domain.P(1): 45, domain.P(2): 7}, got.Final.Latest)
+	assert.Equal(t, int64(170-120+45-40+7-3), got.Final.Lag, "latest from Kafka − the supervisor's current")
+
+	r = runCLI(t, runOpts{dial: dialTo(fc, nil), env: env, now: func() time.Time { return watchStart }}, "stop", "orders", "--wait")
+	require.Equal(t, ExitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "latest read from Kafka at 2026-01-02T03:04:05Z")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,6 +13,7 @@ import (
 
 func (a *app) stopCommand() *cobra.Command {
 	var wait, now bool
+	var brokers []string
 	cmd := &cobra.Command{
 		Use:   "stop ID [--wait | --now]",
 		Short: "Stop a supervisor: gracefully, publishing every open sequence, or --now",
@@ -67,7 +69,14 @@ what was read but not published is read again by the next start.`,
 				if st, err := queryStatus(ctx, c, id, queryTimeout); err != nil {
 					a.log.Warn("final status unavailable", "workflow", res.WorkflowID, "err", err)
 				} else {
-					res.Final = &st
+					// Lag from Kafka's latest offsets now, not the
+					// supervisor's last look: a stop that left records
+					// unread says how many.
+					k := a.kafkaFor(brokers)
+					defer k.close()
+					f := freshen(ctx, c, k, st, a.now().UTC())
+					res.Final, res.LatestFrom, res.KafkaError = &f.SupervisorStatus, f.LatestFrom, f.KafkaError
+					res.finalAt = f.Time
 				}
 			}
 			return a.out.print(res)
@@ -75,6 +84,8 @@ what was read but not published is read again by the next start.`,
 	}
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the supervisor to complete and print its final state")
 	cmd.Flags().BoolVar(&now, "now", false, "terminate the supervisor and its task groups at once, publishing nothing")
+	cmd.Flags().StringSliceVar(&brokers, "brokers", []string{"localhost:9092"}, "comma-separated Kafka bootstrap brokers, to read the latest offsets of the final report from")
+	bindEnv(cmd.Flags(), "brokers", "KAFKA_BROKERS")
 	cmd.MarkFlagsMutuallyExclusive("wait", "now")
 	return cmd
 }
@@ -89,6 +100,11 @@ type stopResult struct {
 	// known once it has.
 	WorkflowStatus string                      `json:"workflowStatus,omitempty"`
 	Final          *workflows.SupervisorStatus `json:"final,omitempty"`
+	// LatestFrom and KafkaError say where the final report's latest
+	// offsets (and so its lag) come from, as in status.
+	LatestFrom string `json:"latestFrom,omitempty"`
+	KafkaError string `json:"kafkaError,omitempty"`
+	finalAt    time.Time
 	// Now and TerminatedGroups describe a stop --now.
 	Now              bool     `json:"now,omitempty"`
 	TerminatedGroups []string `json:"terminatedGroups,omitempty"`
@@ -114,7 +130,15 @@ func (r stopResult) writeText(w io.Writer) error {
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
-	return writeStatus(w, freshStatus{SupervisorStatus: *r.Final, LatestFrom: latestFromSupervisor})
+	from := r.LatestFrom
+	if from == "" {
+		from = latestFromSupervisor
+	}
+	f := freshStatus{Time: r.finalAt, SupervisorStatus: *r.Final, LatestFrom: from, KafkaError: r.KafkaError}
+	if f.LatestFrom == latestFromKafka {
+		f.LatestAt = r.finalAt
+	}
+	return writeStatus(w, f)
 }
 
 func (r stopResult) writeNowText(w io.Writer) error {
