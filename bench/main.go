@@ -56,6 +56,10 @@ type options struct {
 	// peerScript is the DuckDB peer's script ("": no peer).
 	peerScript string
 
+	// The failover phase.
+	failoverKills int
+	failoverRate  float64
+
 	// The compaction phase.
 	compactMemLimit   string
 	compactIdle       time.Duration
@@ -83,11 +87,13 @@ func parseOptions(args []string) (options, error) {
 	var o options
 	var variantList, phases, handoffTables, marks string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration,compaction", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), compaction (the backlog compacted from small segments, rollup off and re-rolled up; ingestion beside a compaction; the idle compaction workflow), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default), catalog (the Iceberg REST catalog's loadTable of a table with -catalog-snapshots snapshots, one at a time and in bursts; not in the default)")
+	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration,failover,compaction", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), failover (a worker holding streams SIGKILLed: time until its attempts run elsewhere and its groups read again), compaction (the backlog compacted from small segments, rollup off and re-rolled up; ingestion beside a compaction; the idle compaction workflow), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default), catalog (the Iceberg REST catalog's loadTable of a table with -catalog-snapshots snapshots, one at a time and in bursts; not in the default)")
 	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
 	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
 	fs.StringVar(&variantList, "variants", "off,off-no-table,on,off-txn", "variants to drain the backlog with, comma-separated: off (rollup off), off-no-table (rollup off, ioConfig.icebergTable false), on (rollup on), off-txn (rollup off, the same events produced in transactions with aborted ones between, read committed)")
+	fs.IntVar(&o.failoverKills, "failover-kills", 5, "failover: SIGKILLs with two workers, and as many with one (each restarted at once)")
+	fs.Float64Var(&o.failoverRate, "failover-rate", 1000, "failover: events per second of the producer")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs of each variant, every other run in reverse order (off, off-no-table, on, on, off-no-table, off, ...): the table's cost compares the medians")
 	fs.IntVar(&o.checkpoints, "checkpoints", 20, "checkpoints in the handoff-latency phase (0 skips it)")
 	fs.Float64Var(&o.liveRate, "live-rate", 5000, "events per second of the live producer in the handoff-latency phase")

@@ -17,7 +17,7 @@ import (
 func TestParsePhasesAndOrchestrationFlags(t *testing.T) {
 	o, err := parseOptions(nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"backlog", "handoff", "orchestration", "compaction"}, o.phases)
+	require.Equal(t, []string{"backlog", "handoff", "orchestration", "failover", "compaction"}, o.phases)
 	o, err = parseOptions(strings.Fields("-phases tablegrowth"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"tablegrowth"}, o.phases)

@@ -26,6 +26,9 @@ func printReport(w io.Writer, r result) {
 	if r.Orchestration != nil {
 		printOrchestration(w, *r.Orchestration)
 	}
+	if r.Failover != nil {
+		printFailover(w, *r.Failover)
+	}
 	if r.Compaction != nil {
 		printCompaction(w, *r.Compaction)
 	}

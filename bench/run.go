@@ -45,6 +45,8 @@ type result struct {
 	Catalog *catalogResult `json:"catalog,omitempty"`
 	// Orchestration is what Temporal costs idle and at a steady rate.
 	Orchestration *orchestrationResult `json:"orchestration,omitempty"`
+	// Failover is the failover phase (issue 35).
+	Failover *failoverResult `json:"failover,omitempty"`
 	// Compaction is the compaction phase (issue 16).
 	Compaction *compactionResult `json:"compaction,omitempty"`
 	Wall       string            `json:"wall"`
@@ -110,7 +112,7 @@ func parseOnOff(flag, s string) ([]bool, error) {
 }
 
 // The phases of a run, in the order they run.
-var allPhases = []string{"backlog", "handoff", "orchestration", "compaction", "tablegrowth", "catalog"}
+var allPhases = []string{"backlog", "handoff", "orchestration", "failover", "compaction", "tablegrowth", "catalog"}
 
 func parsePhases(s string) ([]string, error) {
 	var out []string
@@ -189,6 +191,14 @@ func run(ctx context.Context, o options) (result, error) {
 			return res, fmt.Errorf("orchestration: %w", err)
 		}
 		res.Orchestration = &r
+	}
+	if slices.Contains(o.phases, "failover") {
+		logf("failover: %d SIGKILLs of a stream holder with two workers, %d with one, at %.0f events/s", o.failoverKills, o.failoverKills, o.failoverRate)
+		r, err := runFailover(ctx, s, o, tc)
+		if err != nil {
+			return res, fmt.Errorf("failover: %w", err)
+		}
+		res.Failover = &r
 	}
 	if slices.Contains(o.phases, "compaction") {
 		ends, err := ensureBacklog(ctx, s, o, &res)

@@ -44,8 +44,9 @@ func startPhase(ctx context.Context, s *stack, o options, name, cpuProfile strin
 }
 
 // startWorker runs bin against the stack with its own database, deep
-// storage and staging directory under dir, and waits until it is ready.
-func startWorker(ctx context.Context, s *stack, o options, dbURL, dir, cpuProfile string) (*workerProc, error) {
+// storage and staging directory under dir, and waits until it is ready;
+// extraEnv (NAME=value) comes last and so wins.
+func startWorker(ctx context.Context, s *stack, o options, dbURL, dir, cpuProfile string, extraEnv ...string) (*workerProc, error) {
 	for _, d := range []string{"deep", "staging"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, err
@@ -75,6 +76,7 @@ func startWorker(ctx context.Context, s *stack, o options, dbURL, dir, cpuProfil
 	if o.memLimit != "" {
 		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+o.memLimit)
 	}
+	cmd.Env = append(cmd.Env, extraEnv...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

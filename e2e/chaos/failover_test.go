@@ -53,11 +53,12 @@ func (e *env) waitStreamsOn(spec domain.Spec, workers []*workerProc, timeout tim
 
 // readAgainAfter measures, from at, until each of the groups' streams
 // reads past where it was (its heartbeat's offsets, which the busy
-// stream sends every 2 s: the figure is at most that late).
+// stream sends every 2 s: the figure is at most that late), asking the
+// server only (harness.StreamOffsets).
 func (e *env) readAgainAfter(spec domain.Spec, before domain.Offsets, at time.Time) time.Duration {
 	e.t.Helper()
 	require.True(e.t, harness.Poll(takeoverTimeout, func() bool {
-		pos, err := harness.GroupPositions(context.Background(), e.temporal, spec)
+		pos, err := harness.StreamOffsets(context.Background(), e.temporal, spec)
 		if err != nil {
 			return false
 		}
@@ -95,7 +96,7 @@ func TestStreamsFailOverWithinSeconds(t *testing.T) {
 	for i := range kills {
 		time.Sleep(between(r, 2*time.Second, 5*time.Second))
 		victim, groups := e.waitStreamsOn(spec, workers, 30*time.Second)
-		before, err := harness.GroupPositions(context.Background(), e.temporal, spec)
+		before, err := harness.StreamOffsets(context.Background(), e.temporal, spec)
 		require.NoError(t, err)
 		victim.signal(os.Kill)
 		at := time.Now()

@@ -56,6 +56,24 @@ func GroupPositions(ctx context.Context, c client.Client, spec domain.Spec) (dom
 	return pos, nil
 }
 
+// StreamOffsets merges the offsets the groups' running streams last
+// heartbeat, from the server alone: unlike GroupPositions it asks no
+// worker, so it answers at once even while a dead worker's sticky queue
+// holds the groups' queries (up to the sticky timeout, seconds).
+func StreamOffsets(ctx context.Context, c client.Client, spec domain.Spec) (domain.Offsets, error) {
+	out := domain.Offsets{}
+	for g := range spec.IOConfig.TaskCount {
+		beats, err := heartbeatOffsets(ctx, c, workflows.TaskGroupWorkflowID(spec.ID, g))
+		if err != nil {
+			return nil, fmt.Errorf("group %d: %w", g, err)
+		}
+		for p, o := range beats {
+			out[p] = max(out[p], o)
+		}
+	}
+	return out, nil
+}
+
 // heartbeatOffsets merges the offsets the workflow's pending activities
 // last heartbeat.
 func heartbeatOffsets(ctx context.Context, c client.Client, workflowID string) (domain.Offsets, error) {

@@ -16,6 +16,10 @@ import (
 // was found dead: retryable, so the next attempt starts at once.
 const WorkerLost = "WorkerLost"
 
+// retryAfterTakeover is the next attempt's delay (ApplicationError's
+// NextRetryDelay, which overrides the retry policy's backoff).
+const retryAfterTakeover = 100 * time.Millisecond
+
 // Lost is a dead worker: its lease, as the reaper found it.
 type Lost struct {
 	WorkerID   string
@@ -72,8 +76,11 @@ func failOn(ctx context.Context, c client.Client, lost Lost, wf, runID string) (
 		if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || pa.GetLastWorkerIdentity() != lost.Identity {
 			continue
 		}
+		// The retry starts now whatever its attempt's number: an activity
+		// taken over again and again would otherwise wait out the retry
+		// policy's growing backoff (up to a minute) each time.
 		err := c.CompleteActivityByID(ctx, lost.Namespace, wf, runID, pa.GetActivityId(), nil,
-			temporal.NewApplicationError(msg, WorkerLost))
+			temporal.NewApplicationErrorWithOptions(msg, WorkerLost, temporal.ApplicationErrorOptions{NextRetryDelay: retryAfterTakeover}))
 		switch {
 		case notFound(err):
 			skipped++

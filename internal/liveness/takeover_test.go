@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -30,8 +31,8 @@ type stuck struct {
 
 func (s *stuck) Run(ctx context.Context) (string, error) {
 	info := activity.GetInfo(ctx)
-	if info.Attempt == 1 {
-		activity.RecordHeartbeat(ctx, "staged up to 42")
+	if info.Attempt <= 2 {
+		activity.RecordHeartbeat(ctx, fmt.Sprintf("staged up to %d", 40+info.Attempt))
 		<-s.release
 		activity.RecordHeartbeat(ctx, "too late")
 		time.Sleep(500 * time.Millisecond) // the SDK sends heartbeats in the background
@@ -50,7 +51,8 @@ func (s *stuck) Run(ctx context.Context) (string, error) {
 func stuckWorkflow(ctx workflow.Context) (string, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute, HeartbeatTimeout: 5 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2},
+		// A policy whose third attempt would wait 20 s.
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 10 * time.Second, BackoffCoefficient: 2},
 	})
 	var out string
 	err := workflow.ExecuteActivity(ctx, "Run").Get(ctx, &out)
@@ -96,14 +98,28 @@ func TestTakeOverRetriesAHungAttemptFromItsLastHeartbeat(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, got.Failed)
 
+	// Twice: the hung attempt 1, then the hung attempt 2; each retry starts
+	// at once, not after the policy's growing backoff.
+	lost := Lost{WorkerID: "w1", Identity: identity, Namespace: "default", Activities: []ActivityRef{ref}, Why: "lease expired"}
 	start := time.Now()
-	got, err = TakeOver(ctx, c, Lost{WorkerID: "w1", Identity: identity, Namespace: "default", Activities: []ActivityRef{ref}, Why: "lease expired"})
+	got, err = TakeOver(ctx, c, lost)
+	require.NoError(t, err)
+	require.Len(t, got.Failed, 1)
+	require.Eventually(t, func() bool {
+		d, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+		return err == nil && len(d.GetPendingActivities()) == 1 && d.GetPendingActivities()[0].GetAttempt() == 2 &&
+			d.GetPendingActivities()[0].GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED
+	}, 5*time.Second, 20*time.Millisecond, "attempt 2 started within its policy's first interval (10 s)")
+	require.Less(t, time.Since(start), 3*time.Second)
+	time.Sleep(300 * time.Millisecond) // its heartbeat reaches the server
+	start = time.Now()
+	got, err = TakeOver(ctx, c, lost)
 	require.NoError(t, err)
 	require.Len(t, got.Failed, 1)
 	var out string
 	require.NoError(t, run.Get(ctx, &out))
 	took := time.Since(start)
-	require.Equal(t, `attempt 2 resumed from "staged up to 42"`, out)
-	require.Less(t, took, 15*time.Second, "the next attempt waits its retry interval, not the heartbeat timeout")
-	t.Logf("taken over and finished by attempt 2 in %v", took.Round(time.Millisecond))
+	require.Equal(t, `attempt 3 resumed from "staged up to 42"`, out)
+	require.Less(t, took, 3*time.Second, "the third attempt starts at once, not after the policy's 20 s backoff")
+	t.Logf("taken over twice; the third attempt finished %v after the second takeover", took.Round(time.Millisecond))
 }
