@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 
 	"handoff/e2e/harness"
 	"handoff/internal/domain"
@@ -246,29 +245,14 @@ func waitOrchestrating(ctx context.Context, tc client.Client, spec domain.Spec, 
 
 // groupsRead is how far the groups have read by their own account: the
 // positions in their workflow state (a group learns them when a consume
-// returns) or, when further, those their running consumes last heartbeat.
+// returns) raised to those their running consumes last heartbeat
+// (harness.GroupPositions), or the heartbeats alone when a group does
+// not answer its query.
 func groupsRead(ctx context.Context, tc client.Client, spec domain.Spec) int64 {
 	pos, err := harness.GroupPositions(ctx, tc, spec)
 	if err != nil {
-		pos = domain.Offsets{}
-	}
-	for g := range spec.IOConfig.TaskCount {
-		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		d, err := tc.DescribeWorkflowExecution(dctx, workflows.TaskGroupWorkflowID(spec.ID, g), "")
-		cancel()
-		if err != nil {
-			continue
-		}
-		for _, pa := range d.GetPendingActivities() {
-			var beat struct {
-				Offsets domain.Offsets `json:"offsets"`
-			}
-			if pa.GetHeartbeatDetails() == nil || converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &beat) != nil {
-				continue
-			}
-			for p, o := range beat.Offsets {
-				pos[p] = max(pos[p], o)
-			}
+		if pos, err = harness.StreamOffsets(ctx, tc, spec); err != nil {
+			return 0
 		}
 	}
 	return pos.Sum()
