@@ -15,7 +15,9 @@ import (
 )
 
 // Record is one message read from a partition. A nil Value is a null value
-// (a tombstone); an empty one is non-nil with length 0.
+// (a tombstone); an empty one is non-nil with length 0. Key and Value are
+// slices of the fetch's buffers, valid until its Recycle; Headers are
+// copies.
 type Record struct {
 	Offset  int64
 	Time    time.Time
