@@ -54,10 +54,15 @@ func newLiveness(lc fx.Lifecycle, cfg Config, me self, store *pgstore.Store, c c
 	var cancel context.CancelFunc
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			var ctx context.Context
-			ctx, cancel = context.WithCancel(context.Background())
-			go func() { defer close(done); h.Run(ctx) }()
+		OnStart: func(ctx context.Context) error {
+			// Before the Temporal worker polls (its hook comes after this
+			// one): an activity that starts at once is listed.
+			if err := h.Register(ctx); err != nil {
+				return fmt.Errorf("worker lease: %w", err)
+			}
+			var run context.Context
+			run, cancel = context.WithCancel(context.Background())
+			go func() { defer close(done); h.Run(run) }()
 			return nil
 		},
 		OnStop: func(context.Context) error {

@@ -66,15 +66,12 @@ func TestWorkerSIGKILLedDuringCompaction(t *testing.T) {
 		switch i % 3 {
 		case 0:
 			w := e.startWorker(fmt.Sprint(i), true, killBeforeCompactionCommit.env)
-			e.awaitTakeovers(spec)
 			e.waitSelfKill(spec, w, killBeforeCompactionCommit, 90*time.Second)
 		case 1:
 			w := e.startWorker(fmt.Sprint(i), true, killAfterCompactionCommit.env)
-			e.awaitTakeovers(spec)
 			e.waitSelfKill(spec, w, killAfterCompactionCommit, 90*time.Second)
 		case 2:
 			w := e.startWorker(fmt.Sprint(i), true)
-			e.awaitTakeovers(spec)
 			e.waitActivity(spec, w, protocol.ActivityCompactInterval, 30*time.Second)
 			e.sigkill(spec, w)
 		}

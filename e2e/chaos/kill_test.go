@@ -51,16 +51,13 @@ func TestWorkerSIGKILLedAtRandomMoments(t *testing.T) {
 		switch i % 3 {
 		case 0:
 			w := e.startWorker(fmt.Sprint(i), true)
-			e.awaitTakeovers(spec)
 			time.Sleep(between(r, time.Second, 4*time.Second)) // the random moment
 			e.sigkill(spec, w)
 		case 1:
 			w := e.startWorker(fmt.Sprint(i), true, killAfterCommit.env)
-			e.awaitTakeovers(spec)
 			e.waitSelfKill(spec, w, killAfterCommit, 60*time.Second)
 		case 2:
 			w := e.startWorker(fmt.Sprint(i), true)
-			e.awaitTakeovers(spec)
 			e.waitActivity(spec, w, protocol.ActivityPublish, 20*time.Second)
 			e.sigkill(spec, w)
 		}

@@ -55,15 +55,20 @@ const takeoverTimeout = time.Minute
 // awaitTakeovers waits until the server sees no activity attempt started
 // on any killed worker: a live worker found it dead through its lease and
 // failed its attempts by id, which the server then retried elsewhere. It
-// needs a live worker; it logs and reports how long each took from the
-// kill.
+// needs a worker that lives on (a new one takes leases over once its own
+// has settled, five renewals); it logs and reports how long each took from
+// the kill.
 func (e *env) awaitTakeovers(spec domain.Spec) {
 	e.t.Helper()
 	e.mu.Lock()
 	pending := slices.DeleteFunc(slices.Clone(e.killed), func(k *killed) bool { return k.done })
 	e.mu.Unlock()
+	began := time.Now()
 	for _, k := range pending {
-		deadline := k.at.Add(takeoverTimeout)
+		// A kill with no live worker after it (the only worker killed, the
+		// next one not started yet) waits for the next worker: the
+		// timeout counts from the wait.
+		deadline := began.Add(takeoverTimeout)
 		for {
 			on := startedOn(e.startedActivities(spec), k.prefix)
 			if len(on) == 0 {

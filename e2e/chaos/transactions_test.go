@@ -116,7 +116,6 @@ func TestWorkerSIGKILLedUnderTransactionalProducer(t *testing.T) {
 	go func() { done <- x.run(ctx) }()
 	for i := range kills {
 		w := e.startWorker(fmt.Sprint(i), true)
-		e.awaitTakeovers(spec)
 		time.Sleep(between(r, 2*time.Second, 6*time.Second))
 		e.sigkill(spec, w)
 	}

@@ -64,8 +64,8 @@ type Holder struct {
 	reg  *Registry
 	log  *slog.Logger
 	lock *lockConn
-	// kick asks for the lease to be written now: an activity started.
-	kick chan struct{}
+	// writeMu orders writes of the activity list.
+	writeMu sync.Mutex
 	// takeOver hands a dead worker's attempts to the live ones (Temporal).
 	takeOver func(context.Context, Lost) (Takeover, error)
 
@@ -93,46 +93,65 @@ func NewHolder(pool *pgxpool.Pool, cfg Config, reg *Registry, takeOver func(cont
 	if err != nil {
 		return nil, err
 	}
-	h := &Holder{pool: pool, cfg: cfg, reg: reg, log: log, lock: &lockConn{pool: pool, key: key}, takeOver: takeOver, kick: make(chan struct{}, 1)}
-	reg.onChange(func() {
-		select {
-		case h.kick <- struct{}{}:
-		default:
-		}
-	})
+	h := &Holder{pool: pool, cfg: cfg, reg: reg, log: log, lock: &lockConn{pool: pool, key: key}, takeOver: takeOver}
+	reg.onChange(h.writeList)
 	return h, nil
 }
 
+// Register writes the lease now, so that the first activity the worker
+// runs finds its row to be listed in: call it before the worker polls.
+func (h *Holder) Register(ctx context.Context) error { return h.renew(ctx) }
+
 // Run renews the lease and reaps dead ones every Renew until ctx ends,
 // then gives the lease up: a worker that stops cleanly is not taken for
-// dead. An activity that starts has the lease written at once (at most
-// every kickEvery), so that it is listed should the worker die now.
+// dead.
 func (h *Holder) Run(ctx context.Context) {
 	t := time.NewTicker(h.cfg.Renew)
 	defer t.Stop()
 	for {
 		h.tick(ctx)
-	wait:
 		select {
 		case <-ctx.Done():
 			h.release()
 			return
 		case <-t.C:
-		case <-h.kick:
-			if err := h.renew(ctx); err != nil && ctx.Err() == nil {
-				h.log.Warn("write worker lease", "error", err)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(kickEvery):
-			}
-			goto wait
 		}
 	}
 }
 
-// kickEvery bounds how often starting activities write the lease.
-const kickEvery = 100 * time.Millisecond
+// listWriteTimeout bounds the wait of a starting activity for its listing.
+const listWriteTimeout = time.Second
+
+// writeList writes the running activities into the lease now, before the
+// activity that just started runs (the Registry calls it): should the
+// worker die the next moment, its attempt is listed. Starts that come
+// together share one write; a write that fails (Postgres slow or down)
+// delays the activity at most listWriteTimeout, and the next renewal
+// writes the list.
+func (h *Holder) writeList() {
+	h.writeMu.Lock()
+	defer h.writeMu.Unlock()
+	acts, version := h.reg.Snapshot()
+	h.mu.Lock()
+	done := h.written >= version
+	h.mu.Unlock()
+	if done {
+		return
+	}
+	list, err := json.Marshal(acts)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), listWriteTimeout)
+	defer cancel()
+	tag, err := h.pool.Exec(ctx, `UPDATE worker_leases SET activities = $2::jsonb WHERE worker_id = $1`, h.cfg.WorkerID, string(list))
+	if err != nil || tag.RowsAffected() != 1 {
+		return // the next renewal writes it (or the lease itself)
+	}
+	h.mu.Lock()
+	h.written = max(h.written, version)
+	h.mu.Unlock()
+}
 
 func (h *Holder) tick(ctx context.Context) {
 	if err := h.renew(ctx); err != nil {
@@ -169,7 +188,7 @@ func (h *Holder) renew(ctx context.Context) error {
 	if err != nil {
 		h.stats.RenewFailures++
 		h.connectedSince = time.Time{}
-		h.written = 0 // write the list again once Postgres answers
+		h.written = 0 // write the list again once Postgres answers: the row may be new
 		return err
 	}
 	h.stats.Renewals++
@@ -185,7 +204,7 @@ func (h *Holder) renewOnce(ctx context.Context) error {
 	}
 	acts, version := h.reg.Snapshot()
 	h.mu.Lock()
-	stale := version != h.written
+	stale := version > h.written
 	h.mu.Unlock()
 	var list []byte
 	if stale {
@@ -214,7 +233,7 @@ func (h *Holder) renewOnce(ctx context.Context) error {
 		}
 	}
 	h.mu.Lock()
-	h.written = version
+	h.written = max(h.written, version)
 	h.mu.Unlock()
 	return nil
 }

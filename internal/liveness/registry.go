@@ -31,7 +31,8 @@ func refOf(info activity.Info) ActivityRef {
 // most often, to a workflow it served just before (a group's next stream,
 // its next publish), and takeOver looks at every attempt of each workflow
 // listed. Its version moves with every change, so the lease is rewritten
-// only when it changed; changed, when set, hears of each change.
+// only when it changed; changed, when set, runs after each start (the
+// lease writes the list before the activity runs).
 type Registry struct {
 	mu      sync.Mutex
 	running map[ActivityRef]int // a ref may run twice only by a server bug; count it
@@ -49,7 +50,8 @@ func NewRegistry() *Registry {
 	return &Registry{running: map[ActivityRef]int{}, recent: map[ActivityRef]time.Time{}}
 }
 
-// onChange sets what hears of each change.
+// onChange sets what runs after each activity start, before the activity
+// does.
 func (r *Registry) onChange(f func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -7,7 +7,7 @@ import "github.com/prometheus/client_golang/prometheus"
 var takenOverHelp = "Activity attempts of dead workers this worker failed by id (WorkerLost) so that they are retried on live workers at once."
 
 func newTakenOver() prometheus.Counter {
-	return prometheus.NewCounter(prometheus.CounterOpts{Name: "handoff_activities_taken_over_total", Help: takenOverHelp})
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: "handoff_lease_takeover_attempts_total", Help: takenOverHelp})
 }
 
 // TakenOver counts n attempts taken over from a dead worker.
