@@ -19,7 +19,7 @@
 //     parser's flattenSpec paths walk as they walk JSON.
 //
 // docs/DATA.md has the whole type mapping. The texts a Decode hands over
-// are views into the decoder's buffer, valid until its next Decode.
+// are views into the decoder's buffers, valid until its next Decode.
 package decode
 
 import "fmt"
@@ -49,7 +49,8 @@ type Value struct {
 // Sink receives what one message holds.
 type Sink interface {
 	// Wants reports whether a top-level field is read at all; a decoder may
-	// skip rendering the fields it is not.
+	// skip decoding the fields it is not. Its answer for a name must not
+	// change: a decoder may ask once per schema and remember.
 	Wants(name string) bool
 	// Field receives one top-level field of a record, in schema order.
 	Field(name string, v Value) error

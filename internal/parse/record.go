@@ -245,7 +245,7 @@ type firstSink struct {
 	got bool
 }
 
-func (s *firstSink) Wants(string) bool { return !s.got }
+func (s *firstSink) Wants(string) bool { return true } // decoders ask once per schema: Field keeps the first
 func (s *firstSink) Field(_ string, v decode.Value) error {
 	if !s.got {
 		s.v, s.got = v, true
