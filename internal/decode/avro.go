@@ -85,7 +85,7 @@ func (d *Avro) Decode(msg []byte, sink Sink) (err error) {
 		return s.refused
 	}
 	if s.plan == nil {
-		s.plan = newAvroPlan(s.s, s.fields, sink.Wants)
+		s.plan = newAvroPlan(s.s, s.fields, sink.Column)
 	}
 	d.r.Error = nil
 	d.r.Reset(payload)
@@ -101,7 +101,7 @@ func (d *Avro) Decode(msg []byte, sink Sink) (err error) {
 	}
 	for i := range s.plan.cols {
 		c := &s.plan.cols[i]
-		if err := sink.Field(c.name, d.t.render(s.plan, c)); err != nil {
+		if err := sink.Field(c.col, c.name, d.t.render(s.plan, c)); err != nil {
 			return err
 		}
 	}

@@ -63,6 +63,7 @@ var colTypes = [...]reflect.Type{
 // avroCol is one column of a plan.
 type avroCol struct {
 	name   string
+	col    int         // the sink's number for it
 	schema avro.Schema // the field's type; of a nullable union, its other branch
 	off    uintptr
 	kind   colKind
@@ -70,18 +71,21 @@ type avroCol struct {
 	ptr    bool // a union with null: the struct holds a pointer, nil for null
 }
 
-// newAvroPlan builds the plan of schema s for the fields wants accepts.
-func newAvroPlan(s avro.Schema, fields []*avro.Field, wants func(string) bool) *avroPlan {
+// newAvroPlan builds the plan of schema s for the fields the sink reads
+// (column: Sink.Column).
+func newAvroPlan(s avro.Schema, fields []*avro.Field, column func(string) (int, bool)) *avroPlan {
 	var cols []avroCol
 	var sf []reflect.StructField
 	if fields == nil {
 		cols = []avroCol{columnOf("", s)}
 	} else {
 		for i, f := range fields {
-			if !wants(f.Name()) {
+			col, ok := column(f.Name())
+			if !ok {
 				continue
 			}
 			cols = append(cols, columnOf(f.Name(), f.Type()))
+			cols[len(cols)-1].col = col
 			sf = append(sf, reflect.StructField{
 				Name: "F" + strconv.Itoa(i), // hamba matches by the tag; the name says which field failed
 				Type: cols[len(cols)-1].goType(),
@@ -216,7 +220,7 @@ func (t *avroText) render(p *avroPlan, c *avroCol) Value {
 	case colDouble:
 		return t.float(*(*float64)(at), 64)
 	case colString:
-		return Value{Kind: String, Text: *(*string)(at)}
+		return t.str(*(*string)(at))
 	case colBytes:
 		return t.bytes(*(*[]byte)(at), t.binaryAsString)
 	case colFixed:

@@ -191,3 +191,20 @@ func TestAvroEvolution(t *testing.T) {
 	// A spec reading delta as a string takes all three.
 	require.NoError(t, NewAvroRegistry(c, Options{}).Decode(frame(t, id3, nil, map[string]any{"id": "c", "delta": "3", "lang": "de"}, avroEnc(t, v3)), &collect{}))
 }
+
+// Texts are valid UTF-8 whatever the message holds: invalid sequences in
+// strings, bytes read as text, map keys and nested strings become U+FFFD.
+func TestAvroInvalidUTF8IsReplaced(t *testing.T) {
+	const schema = `{"type":"record","name":"U","fields":[
+ {"name":"s","type":"string"},{"name":"maybe","type":["null","string"]},{"name":"raw","type":"bytes"},
+ {"name":"m","type":{"type":"map","values":"string"}},{"name":"either","type":["null","long","string"]}]}`
+	d, err := NewAvroInline(schema, Options{BinaryAsString: true})
+	require.NoError(t, err)
+	b, err := avro.Marshal(avro.MustParse(schema), map[string]any{
+		"s": "a\xffb", "maybe": "\xc3", "raw": []byte("x\xfe"), "m": map[string]any{"k\xff": "v\xff"}, "either": map[string]any{"string": "\xff"},
+	})
+	require.NoError(t, err)
+	var got collect
+	require.NoError(t, d.Decode(b, &got))
+	require.Equal(t, []string{"s=string:a\uFFFDb", "maybe=string:\uFFFD", "raw=string:x\uFFFD", `m=object:{"k\ufffd":"v\ufffd"}`, "either=string:\uFFFD"}, got.fields)
+}

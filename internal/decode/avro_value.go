@@ -48,7 +48,7 @@ func (t *avroText) value(s avro.Schema, v any) Value {
 func (t *avroText) scalar(s avro.Schema, v any) Value {
 	switch x := v.(type) {
 	case string:
-		return Value{Kind: String, Text: x}
+		return t.str(x)
 	case int:
 		return t.int(int64(x))
 	case int64:

@@ -11,9 +11,9 @@ import (
 // discard is a Sink that wants every field and keeps none.
 type discard struct{}
 
-func (discard) Wants(string) bool         { return true }
-func (discard) Field(string, Value) error { return nil }
-func (discard) Scalar(Value) error        { return nil }
+func (discard) Column(string) (int, bool)      { return 0, true }
+func (discard) Field(int, string, Value) error { return nil }
+func (discard) Scalar(Value) error             { return nil }
 
 // BenchmarkAvroDecode decodes internal/parse's benchmark event (62 bytes
 // of framed Avro, 8 fields) into a sink that keeps nothing: the

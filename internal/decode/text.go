@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -66,10 +67,25 @@ func boolValue(b bool) Value {
 	return Value{Kind: Bool, Text: "false"}
 }
 
-// bytes renders binary data: base64, or with asString the bytes as text.
+// str is a string value, its invalid UTF-8 (if any) replaced by U+FFFD.
+func (t *text) str(s string) Value {
+	if utf8.ValidString(s) {
+		return Value{Kind: String, Text: s}
+	}
+	start := len(t.b)
+	t.b = append(t.b, strings.ToValidUTF8(s, "\uFFFD")...)
+	return Value{Kind: String, Text: t.since(start)}
+}
+
+// bytes renders binary data: base64, or with asString the bytes as text
+// (invalid UTF-8 replaced).
 func (t *text) bytes(b []byte, asString bool) Value {
 	start := len(t.b)
 	if asString {
+		if !utf8.Valid(b) {
+			t.b = append(t.b, strings.ToValidUTF8(string(b), "\uFFFD")...)
+			return Value{Kind: String, Text: t.since(start)}
+		}
 		t.b = append(t.b, b...)
 	} else {
 		t.b = base64.StdEncoding.AppendEncode(t.b, b)
