@@ -14,7 +14,8 @@ import (
 // written here and handed over as views (decode.go). Appending may move
 // the buffer, which leaves earlier views on the old one, still valid.
 type text struct {
-	b []byte
+	b     []byte
+	clock clock
 }
 
 func (t *text) reset() { t.b = t.b[:0] }
@@ -103,38 +104,49 @@ func (t *text) time(ts time.Time) Value {
 // after the Unix epoch as time.RFC3339Nano in UTC.
 func (t *text) instant(sec int64, nsec int) Value {
 	start := len(t.b)
-	t.b = appendRFC3339(t.b, sec, nsec)
+	t.b = t.clock.appendRFC3339(t.b, sec, nsec)
 	return Value{Kind: Time, Text: t.since(start)}
+}
+
+// clock keeps the text of the last second it rendered: a partition's
+// records come in time order, many to a second.
+type clock struct {
+	sec  int64
+	text [len("2006-01-02T15:04:05")]byte
+	set  bool
 }
 
 // appendRFC3339 appends an instant as AppendFormat(time.RFC3339Nano) of
 // its UTC time would, several times faster (a record's time is rendered
 // once per record): years 0 to 9999 digit by digit, others by
 // AppendFormat.
-func appendRFC3339(b []byte, sec int64, nsec int) []byte {
+func (c *clock) appendRFC3339(b []byte, sec int64, nsec int) []byte {
 	const minSec, maxSec = -62167219200, 253402300799 // 0000-01-01T00:00:00Z, 9999-12-31T23:59:59Z
 	if sec < minSec || sec > maxSec {
 		return time.Unix(sec, int64(nsec)).UTC().AppendFormat(b, time.RFC3339Nano)
 	}
-	days, secs := floorDiv(sec, 86400)
-	y, mo, d := civil(days)
-	var buf [len("2006-01-02T15:04:05.999999999Z")]byte
-	put2 := func(at int, n int64) { buf[at], buf[at+1] = byte('0'+n/10), byte('0'+n%10) }
-	put2(0, y/100)
-	put2(2, y%100)
-	buf[4] = '-'
-	put2(5, mo)
-	buf[7] = '-'
-	put2(8, d)
-	buf[10] = 'T'
-	put2(11, secs/3600)
-	buf[13] = ':'
-	put2(14, secs/60%60)
-	buf[16] = ':'
-	put2(17, secs%60)
-	n := 19
+	if !c.set || sec != c.sec {
+		c.sec, c.set = sec, true
+		days, secs := floorDiv(sec, 86400)
+		y, mo, d := civil(days)
+		put2 := func(at int, n int64) { c.text[at], c.text[at+1] = byte('0'+n/10), byte('0'+n%10) }
+		put2(0, y/100)
+		put2(2, y%100)
+		c.text[4] = '-'
+		put2(5, mo)
+		c.text[7] = '-'
+		put2(8, d)
+		c.text[10] = 'T'
+		put2(11, secs/3600)
+		c.text[13] = ':'
+		put2(14, secs/60%60)
+		c.text[16] = ':'
+		put2(17, secs%60)
+	}
+	b = append(b, c.text[:]...)
 	if nsec != 0 {
-		buf[19] = '.'
+		var frac [len(".999999999")]byte
+		frac[0] = '.'
 		digits, v := 9, nsec
 		switch {
 		case v%1_000_000 == 0:
@@ -142,17 +154,17 @@ func appendRFC3339(b []byte, sec int64, nsec int) []byte {
 		case v%1_000 == 0:
 			digits, v = 6, v/1_000
 		}
-		for i := 19 + digits; i >= 20; i-- {
-			buf[i] = byte('0' + v%10)
+		for i := digits; i >= 1; i-- {
+			frac[i] = byte('0' + v%10)
 			v /= 10
 		}
-		n = 20 + digits
-		for buf[n-1] == '0' {
+		n := 1 + digits
+		for frac[n-1] == '0' {
 			n--
 		}
+		b = append(b, frac[:n]...)
 	}
-	buf[n] = 'Z'
-	return append(b, buf[:n+1]...)
+	return append(b, 'Z')
 }
 
 // floorDiv is a / b and a mod b, rounded towards minus infinity.
