@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"errors"
+	"io"
 	"reflect"
 	"strconv"
 	"strings"
@@ -239,9 +241,13 @@ func (t *avroText) render(p *avroPlan, c *avroCol) Value {
 	return t.value(c.schema, *(*any)(at))
 }
 
-// fieldError says which field hamba failed on: its errors name the
-// struct field (F<index in the schema>), which is not the user's name.
+// fieldError says why hamba failed, and on which field: its errors name
+// the struct field (F<index in the schema>), which is not the user's
+// name; running out of bytes is said in words.
 func fieldError(fields []*avro.Field, err error) string {
+	if errors.Is(err, io.EOF) {
+		return "the value ends before the record does (" + err.Error() + "): truncated, or written with another schema?"
+	}
 	msg := err.Error()
 	rest, ok := strings.CutPrefix(msg, "F")
 	if !ok || fields == nil {

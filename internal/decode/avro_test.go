@@ -124,6 +124,9 @@ func TestAvroBadMessagesSayWhy(t *testing.T) {
 	good := frame(t, id, nil, map[string]any{"id": "x", "n": int64(3)}, avroEnc(t, schema))
 	pid, _, err := reg.RegisterSchema("p-value", sr.Schema{Schema: `syntax = "proto3"; message M { string s = 1; }`, Type: sr.TypeProtobuf})
 	require.NoError(t, err)
+	const enumSchema = `{"type":"record","name":"C","fields":[{"name":"id","type":"string"},{"name":"c","type":{"type":"enum","name":"Color","symbols":["A"]}}]}`
+	eid, _, err := reg.RegisterSchema("c-value", sr.Schema{Schema: enumSchema})
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
 		msg  []byte
@@ -133,9 +136,10 @@ func TestAvroBadMessagesSayWhy(t *testing.T) {
 		{"json", []byte(`{"id":"x"}`), "wrong magic byte 0x7b: want 0x00"},
 		{"truncated frame", []byte{0, 0, 0}, "truncated frame: 3 bytes, want at least 5"},
 		{"unknown id", append([]byte{0, 0, 0, 0x10, 0}, good[5:]...), "schema id 4096 is not in the schema registry (404)"},
-		{"truncated payload", good[:len(good)-1], "not Avro of schema id"},
+		{"truncated payload", good[:len(good)-1], "not Avro of schema id " + itoa(id) + ": the value ends before the record does"},
 		{"trailing bytes", append(append([]byte{}, good...), 1, 2), "bytes follow the end of the Avro record of schema id"},
 		{"garbage", append(good[:5:5], 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), "not Avro of schema id"},
+		{"bad enum", append(frame(t, eid, nil, map[string]any{"id": "x", "c": "A"}, avroEnc(t, enumSchema))[:7:7], 8), `field "c": avro: decode enum symbol: unknown enum symbol`},
 		{"a protobuf schema", append([]byte{0, 0, 0, 0, byte(pid)}, 2, 'h', 'i'), "is a Protobuf schema, not Avro"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
