@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -24,19 +22,13 @@ import (
 	"handoff/internal/segment"
 )
 
-// avroV2 is eventgen.AvroSchema with a field added with a default, as
-// BACKWARD compatibility allows.
-var avroV2 = strings.Replace(eventgen.AvroSchema, `{"name":"delta","type":"long"}`,
-	`{"name":"delta","type":"long"},{"name":"lang","type":"string","default":"en"}`, 1)
-
-// avroWriter produces a generator's events registry-framed, written by
-// hamba/avro through franz-go's serde framing as a Confluent producer
-// writes them: v1 (eventgen.AvroSchema) or v2 (avroV2, lang "fr").
+// avroWriter produces a generator's events registry-framed as a
+// Confluent producer writes them (eventgen.AvroEvent): v1
+// (eventgen.AvroSchema, id1) or v2 (eventgen.AvroSchemaV2, id2).
 type avroWriter struct {
 	gen      *eventgen.Generator
 	cl       *kgo.Client
 	id1, id2 int
-	v2       avro.Schema
 }
 
 func (e *env) avroWriter(seed uint64, id1, id2 int) *avroWriter {
@@ -44,24 +36,14 @@ func (e *env) avroWriter(seed uint64, id1, id2 int) *avroWriter {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(e.brokers...), kgo.DefaultProduceTopic(e.name), kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
 	require.NoError(e.t, err)
 	e.t.Cleanup(cl.Close)
-	return &avroWriter{gen: eventgen.New(e.name, seed), cl: cl, id1: id1, id2: id2, v2: avro.MustParse(avroV2)}
+	return &avroWriter{gen: eventgen.New(e.name, seed), cl: cl, id1: id1, id2: id2}
 }
 
-// event is event i written with v1, or with v2.
 func (w *avroWriter) event(i int64, v2 bool) ([]byte, error) {
-	if !v2 {
-		return w.gen.AvroEvent(i, w.id1)
+	if v2 {
+		return w.gen.AvroEventV2(i, w.id2)
 	}
-	var v map[string]any
-	if err := json.Unmarshal(w.gen.Event(i), &v); err != nil {
-		return nil, err
-	}
-	ts, err := time.Parse(time.RFC3339Nano, v["ts"].(string))
-	if err != nil {
-		return nil, err
-	}
-	v["ts"], v["delta"], v["lang"] = ts, int64(v["delta"].(float64)), "fr"
-	return sr.Encode(v, &sr.ConfluentHeader{}, w.id2, nil, func(v any) ([]byte, error) { return avro.Marshal(w.v2, v) })
+	return w.gen.AvroEvent(i, w.id1)
 }
 
 // produce sends events from..to-1, 50 at a time, one batch every pause.
@@ -98,7 +80,7 @@ func TestAvroEvolutionAcrossSIGKILL(t *testing.T) {
 	subject := e.name + "-value"
 	id1, _, err := reg.RegisterSchema(subject, sr.Schema{Schema: eventgen.AvroSchema})
 	require.NoError(t, err)
-	id2, _, err := reg.RegisterSchema(subject, sr.Schema{Schema: avroV2})
+	id2, _, err := reg.RegisterSchema(subject, sr.Schema{Schema: eventgen.AvroSchemaV2})
 	require.NoError(t, err)
 
 	spec := e.spec(2)
