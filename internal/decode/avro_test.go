@@ -212,3 +212,30 @@ func TestAvroInvalidUTF8IsReplaced(t *testing.T) {
 	require.NoError(t, d.Decode(b, &got))
 	require.Equal(t, []string{"s=string:a\uFFFDb", "maybe=string:\uFFFD", "raw=string:x\uFFFD", `m=object:{"k\ufffd":"v\ufffd"}`, "either=string:\uFFFD"}, got.fields)
 }
+
+// A schema that is not a record (a key's, often) is one value.
+func TestAvroScalarSchemas(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		v      any
+		want   string
+	}{
+		{`"string"`, "k-1", "=string:k-1"},
+		{`"long"`, int64(-42), "=number:-42"},
+		{`["null","long"]`, int64(7), "=number:7"},
+		{`["null","long"]`, nil, "=null:"},
+		{`{"type":"enum","name":"E","symbols":["A","B"]}`, "B", "=string:B"},
+		{`{"type":"long","logicalType":"timestamp-micros"}`, time.UnixMicro(-1).UTC(), "=time:1969-12-31T23:59:59.999999Z"},
+		{`{"type":"array","items":"int"}`, []int{1, 2}, "=array:[1,2]"},
+	} {
+		d, err := NewAvroInline(tc.schema, Options{})
+		require.NoError(t, err)
+		b, err := avro.Marshal(avro.MustParse(tc.schema), tc.v)
+		require.NoError(t, err)
+		for range 2 { // the plan is made once and reused
+			var got collect
+			require.NoError(t, d.Decode(b, &got), tc.schema)
+			require.Equal(t, []string{tc.want}, got.fields, tc.schema)
+		}
+	}
+}
