@@ -52,9 +52,9 @@ func BenchmarkParseFormats(b *testing.B) {
 	reg := srfake.New()
 	defer reg.Close()
 	formats := []benchFormat{
-		{"json", []byte(benchJSON), jsonIO()},
-		{"avro", benchAvroEvent(b, reg), registryIO(domain.InputAvroStream, reg)},
-		{"protobuf", benchProtoEvent(b, reg), registryIO(domain.InputProtobuf, reg)},
+		{"json", [][]byte{[]byte(benchJSON)}, jsonIO()},
+		{"avro", [][]byte{benchAvroEvent(b, reg)}, registryIO(domain.InputAvroStream, reg)},
+		{"protobuf", [][]byte{benchProtoEvent(b, reg)}, registryIO(domain.InputProtobuf, reg)},
 	}
 	for _, mode := range []string{"declared", "discovery"} {
 		ds := schema("iso", domain.GranularityMinute)
@@ -66,12 +66,12 @@ func BenchmarkParseFormats(b *testing.B) {
 		for _, f := range formats {
 			b.Run(f.name+"/"+mode, func(b *testing.B) {
 				p := f.parser(b, ds)
-				b.SetBytes(int64(len(f.msg)))
+				b.SetBytes(int64(len(f.msgs[0])))
 				b.ReportAllocs()
 				emit := func(domain.Row) {}
 				cpu := cpuTime()
 				for b.Loop() {
-					if err := p.Parse(f.msg, now, emit); err != nil {
+					if err := p.Parse(f.msgs[0], now, emit); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -82,24 +82,29 @@ func BenchmarkParseFormats(b *testing.B) {
 	}
 }
 
+// benchFormat is events in one format, the same events in each.
 type benchFormat struct {
 	name string
-	msg  []byte
+	msgs [][]byte
 	io   domain.IOConfig
 }
 
-// parser is a parser of the format that has read its event once.
+// parser is a parser of the format that has read each of its events
+// once, each into a row.
 func (f benchFormat) parser(b *testing.B, ds domain.DataSchema) *parse.Parser {
 	p := mustNew(b, ds, f.io)
-	var rows []domain.Row
-	if err := p.Parse(f.msg, now, func(r domain.Row) { rows = append(rows, r) }); err != nil || len(rows) != 1 {
-		b.Fatalf("%s: %v, %d rows", f.name, err, len(rows))
+	for _, msg := range f.msgs {
+		var rows []domain.Row
+		if err := p.Parse(msg, now, func(r domain.Row) { rows = append(rows, r) }); err != nil || len(rows) != 1 {
+			b.Fatalf("%s: %v, %d rows", f.name, err, len(rows))
+		}
 	}
 	return p
 }
 
-// interleave parses each format's event b.N times, 256 at a time in
-// turns, and reports the thread CPU time each took per event.
+// interleave parses each format's events, b.N in all, 256 at a time in
+// turns (formats[0], formats[1], ...), and reports the thread CPU time
+// each took per event.
 func interleave(b *testing.B, ds domain.DataSchema, formats []benchFormat) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -114,8 +119,8 @@ func interleave(b *testing.B, ds domain.DataSchema, formats []benchFormat) {
 	for done := 0; done < b.N; done += turn {
 		for i, f := range formats {
 			start := threadTime()
-			for range turn {
-				if err := parsers[i].Parse(f.msg, now, emit); err != nil {
+			for k := range turn {
+				if err := parsers[i].Parse(f.msgs[(done+k)%len(f.msgs)], now, emit); err != nil {
 					b.Fatal(err)
 				}
 			}
