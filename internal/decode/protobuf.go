@@ -215,7 +215,10 @@ func compileProto(rs *registry.Schema) (protoreflect.FileDescriptor, error) {
 		if err != nil {
 			return nil, err
 		}
-		return nativeFile(files[0])
+		if fd, err := nativeFile(files[0]); err == nil {
+			return fd, nil
+		}
+		return protoreflect.FileDescriptor(files[0]), nil // slower, as correct
 	})
 	if err != nil {
 		return nil, err

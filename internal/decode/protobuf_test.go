@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/linker"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -200,4 +201,35 @@ func TestJSONSchemaUnframes(t *testing.T) {
 	require.ErrorContains(t, err, "not in the schema registry (404)")
 	_, err = d.Unframe(frame(t, aid, nil, nil, rawEnc([]byte(`{}`))))
 	require.ErrorContains(t, err, "is an Avro schema, not JSON Schema")
+}
+
+// Compiled schemas are rebuilt as protobuf-go's own descriptors (the
+// fast ones dynamicpb wants), imports of well-known types included.
+func TestProtobufSchemasBecomeProtobufGoDescriptors(t *testing.T) {
+	reg, c := newRegistry(t)
+	id, _, err := reg.RegisterSchema("events-value", sr.Schema{Schema: eventProto, Type: sr.TypeProtobuf})
+	require.NoError(t, err)
+	rs, err := c.Schema(context.Background(), id)
+	require.NoError(t, err)
+	fd, err := compileProto(rs)
+	require.NoError(t, err)
+	_, fromProtocompile := fd.(linker.Result)
+	require.False(t, fromProtocompile, "%T", fd)
+	require.NotNil(t, findMessage(fd.Messages(), "t.Event"))
+
+	// A schema with a reference: both files rebuilt.
+	_, _, err = reg.RegisterSchema("user", sr.Schema{Type: sr.TypeProtobuf, Schema: `syntax = "proto3"; package u; message User { string name = 1; }`})
+	require.NoError(t, err)
+	vid, _, err := reg.RegisterSchema("visits-value", sr.Schema{Type: sr.TypeProtobuf,
+		Schema:     `syntax = "proto3"; package o; import "user.proto"; message Visit { u.User who = 1; message In { int64 n = 1; } }`,
+		References: []sr.SchemaReference{{Name: "user.proto", Subject: "user", Version: 1}}})
+	require.NoError(t, err)
+	rs, err = c.Schema(context.Background(), vid)
+	require.NoError(t, err)
+	fd, err = compileProto(rs)
+	require.NoError(t, err)
+	_, fromProtocompile = fd.(linker.Result)
+	require.False(t, fromProtocompile, "%T", fd)
+	require.NotNil(t, findMessage(fd.Messages(), "o.Visit.In"), "a nested message")
+	require.Nil(t, findMessage(fd.Messages(), "o.In"))
 }
