@@ -95,7 +95,7 @@ func (d *Protobuf) Decode(msg []byte, sink Sink) (err error) {
 		d.msgs[md] = pm
 	}
 	m := pm.m
-	if err := pm.unmarshal.Unmarshal(payload, m); err != nil {
+	if err := pm.unmarshalInto(payload); err != nil {
 		return errorf(id, "not Protobuf %s of schema id %d: %v", md.FullName(), id, err)
 	}
 	for _, f := range pm.fields {
@@ -107,6 +107,22 @@ func (d *Protobuf) Decode(msg []byte, sink Sink) (err error) {
 		}
 	}
 	return nil
+}
+
+// unmarshalInto reads payload into the message. protobuf-go's generic
+// (dynamicpb) path panics on some malformed input instead of returning an
+// error: a map entry whose key field comes twice, the second time with
+// another wire type, leaves it a key it cannot convert (v1.36.12,
+// proto/decode.go unmarshalMap; found by FuzzProtobuf). Those are bytes
+// that are not a message of the schema, said so.
+func (pm *protoMsg) unmarshalInto(payload []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pm.m.Reset() // whatever it holds is half a message
+			err = fmt.Errorf("malformed (protobuf-go failed on it: %v)", p)
+		}
+	}()
+	return pm.unmarshal.Unmarshal(payload, pm.m)
 }
 
 func newProtoMsg(md protoreflect.MessageDescriptor, sink Sink) *protoMsg {
