@@ -17,7 +17,7 @@ func TestParseOptions(t *testing.T) {
 	o, err := parseOptions(nil)
 	require.NoError(t, err)
 	require.Equal(t, int64(2_000_000), o.events)
-	require.Equal(t, []string{"off", "off-no-table", "on", "off-txn"}, o.variants)
+	require.Equal(t, []string{"off", "off-no-table", "on", "off-txn", "off-avro"}, o.variants)
 	require.Equal(t, 1, o.repeat)
 	require.Equal(t, 20, o.checkpoints)
 	require.Equal(t, []bool{true, false}, o.handoffTables)

@@ -91,7 +91,7 @@ func parseOptions(args []string) (options, error) {
 	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
 	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
-	fs.StringVar(&variantList, "variants", "off,off-no-table,on,off-txn", "variants to drain the backlog with, comma-separated: off (rollup off), off-no-table (rollup off, ioConfig.icebergTable false), on (rollup on), off-txn (rollup off, the same events produced in transactions with aborted ones between, read committed)")
+	fs.StringVar(&variantList, "variants", "off,off-no-table,on,off-txn,off-avro", "variants to drain the backlog with, comma-separated: off (rollup off), off-no-table (rollup off, ioConfig.icebergTable false), on (rollup on), off-txn (rollup off, the same events produced in transactions with aborted ones between, read committed), off-avro (rollup off, the same events as registry-framed Avro, schema from an in-process registry)")
 	fs.IntVar(&o.failoverKills, "failover-kills", 5, "failover: SIGKILLs with two workers, and as many with one (each restarted at once)")
 	fs.Float64Var(&o.failoverRate, "failover-rate", 1000, "failover: events per second of the producer")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs of each variant, every other run in reverse order (off, off-no-table, on, on, off-no-table, off, ...): the table's cost compares the medians")

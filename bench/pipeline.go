@@ -109,6 +109,10 @@ func runVariant(ctx context.Context, s *stack, o options, tc client.Client, v va
 	}()
 
 	spec := backlogSpec(name, topic, o.taskCount, v.rollup, !v.table)
+	if v.input != nil {
+		spec.IOConfig.InputFormat = *v.input
+		spec.ApplyDefaults()
+	}
 	if err := spec.Validate(); err != nil {
 		return res, fmt.Errorf("spec: %w", err)
 	}

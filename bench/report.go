@@ -61,6 +61,9 @@ func printCompaction(w io.Writer, r compactionResult) {
 
 func printBacklog(w io.Writer, r result) {
 	fmt.Fprintf(w, "\n%d events (%.0f bytes each on average), taskCount %d\n\n", r.Events, r.MeanEventBytes, r.TaskCount)
+	if r.AvroMeanEventBytes > 0 {
+		fmt.Fprintf(w, "The Avro backlog (off-avro): the same events, %.0f bytes each on average, registry-framed\n\n", r.AvroMeanEventBytes)
+	}
 	fmt.Fprintf(w, "Ceiling (kafka-go batch reads, best of 3): %.2f s, %.0f events/s\n", r.CeilingSeconds, r.CeilingRate)
 	fmt.Fprintf(w, "Read + parse only (the same reads, each message through the pipeline's JSON parser): %.0f events/s, %.2f × ceiling\n\n",
 		r.ParseRate, r.ParseRate/r.CeilingRate)

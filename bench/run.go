@@ -33,6 +33,9 @@ type result struct {
 	// TxnAbortedEvents are the aborted events of the transactional
 	// backlog (variant off-txn), beside its o.events committed ones.
 	TxnAbortedEvents int64 `json:"txnAbortedEvents,omitempty"`
+	// AvroMeanEventBytes is the mean registry-framed Avro event of the
+	// Avro backlog (variant off-avro).
+	AvroMeanEventBytes float64 `json:"avroMeanEventBytes,omitempty"`
 	// Handoff is the latency with the Iceberg table, HandoffNoTable the
 	// same with ioConfig.icebergTable false.
 	Handoff        *handoffResult `json:"handoff,omitempty"`
@@ -66,18 +69,22 @@ type machine struct {
 
 // variant is one way of draining the backlog.
 type variant struct {
-	name   string // rollup-off, rollup-on, rollup-off-no-table, rollup-off-txn
+	name   string // rollup-off, rollup-on, rollup-off-no-table, rollup-off-txn, rollup-off-avro
 	rollup bool
 	table  bool // ioConfig.icebergTable
 	txn    bool // the transactional backlog (txn_backlog.go)
+	avro   bool // the Avro backlog (avro_backlog.go)
+	// input is the spec's input format when not JSON (set per run).
+	input *domain.InputFormat
 }
 
 // variants are the values of -variants.
 var variants = map[string]variant{
-	"off":          {"rollup-off", false, true, false},
-	"on":           {"rollup-on", true, true, false},
-	"off-no-table": {"rollup-off-no-table", false, false, false},
-	"off-txn":      {"rollup-off-txn", false, true, true},
+	"off":          {name: "rollup-off", table: true},
+	"on":           {name: "rollup-on", rollup: true, table: true},
+	"off-no-table": {name: "rollup-off-no-table"},
+	"off-txn":      {name: "rollup-off-txn", table: true, txn: true},
+	"off-avro":     {name: "rollup-off-avro", table: true, avro: true},
 }
 
 func parseVariants(s string) ([]string, error) {
@@ -88,7 +95,7 @@ func parseVariants(s string) ([]string, error) {
 			out = append(out, v)
 		case v == "":
 		default:
-			return nil, fmt.Errorf("-variants: unknown variant %q (want off, on, off-no-table, off-txn)", v)
+			return nil, fmt.Errorf("-variants: unknown variant %q (want off, on, off-no-table, off-txn, off-avro)", v)
 		}
 	}
 	return out, nil
@@ -268,6 +275,10 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 	if err != nil {
 		return err
 	}
+	avroEnds, avroIn, err := avroBacklogIfAsked(ctx, s, o, res)
+	if err != nil {
+		return err
+	}
 	for run := 1; run <= o.repeat; run++ {
 		// Every other run goes in reverse order, so that no variant always
 		// runs first: the first of a run was up to 15% slower on this VM,
@@ -282,6 +293,9 @@ func runBacklog(ctx context.Context, s *stack, o options, tc client.Client, res 
 			topic, vends := backlogTopic, ends
 			if v.txn {
 				topic, vends = txnBacklogTopic, txnEnds
+			}
+			if v.avro {
+				topic, vends, v.input = avroBacklogTopic, avroEnds, avroIn
 			}
 			vr, err := runVariant(ctx, s, o, tc, v, run, topic, vends, res.CeilingRate)
 			if err != nil {

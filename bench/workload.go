@@ -90,6 +90,12 @@ func skewed(r *rand.Rand, n int, k float64) int {
 // producer does by default (batch.size 16 KiB, linger.ms 5, no
 // compression), and returns the total bytes of the values.
 func produceBacklog(ctx context.Context, brokers []string, topic string, b *backlog) (int64, error) {
+	return produceValues(ctx, brokers, topic, b, func(i int64) ([]byte, error) { return append([]byte(nil), b.event(i)...), nil })
+}
+
+// produceValues sends value(i) for every event i of b as produceBacklog
+// does.
+func produceValues(ctx context.Context, brokers []string, topic string, b *backlog, value func(i int64) ([]byte, error)) (int64, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(brokers...),
 		kgo.DefaultProduceTopic(topic),
@@ -109,7 +115,10 @@ func produceBacklog(ctx context.Context, brokers []string, topic string, b *back
 		if i%10_000 == 0 && (ctx.Err() != nil || acks.Failed()) {
 			break
 		}
-		v := append([]byte(nil), b.event(i)...)
+		v, err := value(i)
+		if err != nil {
+			return 0, fmt.Errorf("event %d: %w", i, err)
+		}
 		bytes += int64(len(v))
 		cl.Produce(ctx, &kgo.Record{Value: v, Partition: int32(i % int64(b.partitions))}, acks.Done)
 	}

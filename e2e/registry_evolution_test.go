@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamba/avro/v2"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -25,24 +23,13 @@ import (
 	"handoff/workflows"
 )
 
-// avroV2 is eventgen.AvroSchema with a field added with a default, as
-// BACKWARD compatibility allows.
-var avroV2 = strings.Replace(eventgen.AvroSchema, `{"name":"delta","type":"long"}`,
-	`{"name":"delta","type":"long"},{"name":"lang","type":"string","default":"en"}`, 1)
-
-// avroV2Events are events from..from+n-1 of gen written with avroV2 (id),
-// their lang "fr".
+// avroV2Events are events from..from+n-1 of gen written with
+// eventgen.AvroSchemaV2 (id), their lang "fr".
 func avroV2Events(t *testing.T, gen *eventgen.Generator, id int, from, n int64) [][]byte {
 	t.Helper()
-	s := avro.MustParse(avroV2)
 	var out [][]byte
 	for i := from; i < from+n; i++ {
-		var v map[string]any
-		require.NoError(t, json.Unmarshal(gen.Event(i), &v))
-		ts, err := time.Parse(time.RFC3339Nano, v["ts"].(string))
-		require.NoError(t, err)
-		v["ts"], v["delta"], v["lang"] = ts, int64(v["delta"].(float64)), "fr"
-		b, err := sr.Encode(v, &sr.ConfluentHeader{}, id, nil, func(v any) ([]byte, error) { return avro.Marshal(s, v) })
+		b, err := gen.AvroEventV2(i, id)
 		require.NoError(t, err)
 		out = append(out, b)
 	}
@@ -59,7 +46,7 @@ func TestAvroSchemaEvolutionAcrossAHandoff(t *testing.T) {
 	reg := startRegistry(t)
 	subject := s.name + "-value"
 	id1 := reg.register(subject, sr.Schema{Schema: eventgen.AvroSchema})
-	id2 := reg.register(subject, sr.Schema{Schema: avroV2})
+	id2 := reg.register(subject, sr.Schema{Schema: eventgen.AvroSchemaV2})
 	require.NotEqual(t, id1, id2)
 	spec := s.spec(2)
 	spec.DataSchema.DimensionsSpec = domain.DimensionsSpec{} // discovery
@@ -101,7 +88,7 @@ func TestRegistryOutageLosesNothing(t *testing.T) {
 	reg := startRegistry(t)
 	subject := s.name + "-value"
 	id1 := reg.register(subject, sr.Schema{Schema: eventgen.AvroSchema})
-	id2 := reg.register(subject, sr.Schema{Schema: avroV2})
+	id2 := reg.register(subject, sr.Schema{Schema: eventgen.AvroSchemaV2})
 	spec := formatSpec(s, domain.InputFormat{Type: domain.InputAvroStream, RecordFormats: domain.RecordFormats{AvroBytesDecoder: reg.decoder()}})
 	gen := eventgen.New(s.name, 39)
 	const n = 1000

@@ -35,6 +35,7 @@ type avroSchema struct {
 	s       avro.Schema
 	fields  []*avro.Field // nil when the schema is not a record
 	refused *Error
+	plan    *avroPlan // avro_plan.go: made at the first record
 }
 
 // NewAvroRegistry decodes framed Avro with schemas from reg.
@@ -83,26 +84,24 @@ func (d *Avro) Decode(msg []byte, sink Sink) (err error) {
 	if s.refused != nil {
 		return s.refused
 	}
-	var v any
+	if s.plan == nil {
+		s.plan = newAvroPlan(s.s, s.fields, sink.Column)
+	}
 	d.r.Error = nil
 	d.r.Reset(payload)
-	d.r.ReadVal(s.s, &v)
+	s.plan.decode(d.r)
 	if d.r.Error != nil {
-		return errorf(id, "not Avro of %s: %v", schemaName(id), d.r.Error)
+		return errorf(id, "not Avro of %s: %s", schemaName(id), fieldError(s.fields, d.r.Error))
 	}
 	if d.r.Peek(); d.r.Error == nil {
 		return errorf(id, "bytes follow the end of the Avro record of %s: written with another schema?", schemaName(id))
 	}
 	if s.fields == nil {
-		return sink.Scalar(d.t.value(s.s, v))
+		return sink.Scalar(d.t.render(s.plan, &s.plan.cols[0]))
 	}
-	m, _ := v.(map[string]any)
-	for _, f := range s.fields {
-		name := f.Name()
-		if !sink.Wants(name) {
-			continue
-		}
-		if err := sink.Field(name, d.t.value(f.Type(), m[name])); err != nil {
+	for i := range s.plan.cols {
+		c := &s.plan.cols[i]
+		if err := sink.Field(c.col, c.name, d.t.render(s.plan, c)); err != nil {
 			return err
 		}
 	}

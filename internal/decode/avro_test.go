@@ -124,6 +124,9 @@ func TestAvroBadMessagesSayWhy(t *testing.T) {
 	good := frame(t, id, nil, map[string]any{"id": "x", "n": int64(3)}, avroEnc(t, schema))
 	pid, _, err := reg.RegisterSchema("p-value", sr.Schema{Schema: `syntax = "proto3"; message M { string s = 1; }`, Type: sr.TypeProtobuf})
 	require.NoError(t, err)
+	const enumSchema = `{"type":"record","name":"C","fields":[{"name":"id","type":"string"},{"name":"c","type":{"type":"enum","name":"Color","symbols":["A"]}}]}`
+	eid, _, err := reg.RegisterSchema("c-value", sr.Schema{Schema: enumSchema})
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
 		msg  []byte
@@ -133,9 +136,10 @@ func TestAvroBadMessagesSayWhy(t *testing.T) {
 		{"json", []byte(`{"id":"x"}`), "wrong magic byte 0x7b: want 0x00"},
 		{"truncated frame", []byte{0, 0, 0}, "truncated frame: 3 bytes, want at least 5"},
 		{"unknown id", append([]byte{0, 0, 0, 0x10, 0}, good[5:]...), "schema id 4096 is not in the schema registry (404)"},
-		{"truncated payload", good[:len(good)-1], "not Avro of schema id"},
+		{"truncated payload", good[:len(good)-1], "not Avro of schema id " + itoa(id) + ": the value ends before the record does"},
 		{"trailing bytes", append(append([]byte{}, good...), 1, 2), "bytes follow the end of the Avro record of schema id"},
 		{"garbage", append(good[:5:5], 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), "not Avro of schema id"},
+		{"bad enum", append(frame(t, eid, nil, map[string]any{"id": "x", "c": "A"}, avroEnc(t, enumSchema))[:7:7], 8), `field "c": avro: decode enum symbol: unknown enum symbol`},
 		{"a protobuf schema", append([]byte{0, 0, 0, 0, byte(pid)}, 2, 'h', 'i'), "is a Protobuf schema, not Avro"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,4 +194,48 @@ func TestAvroEvolution(t *testing.T) {
 
 	// A spec reading delta as a string takes all three.
 	require.NoError(t, NewAvroRegistry(c, Options{}).Decode(frame(t, id3, nil, map[string]any{"id": "c", "delta": "3", "lang": "de"}, avroEnc(t, v3)), &collect{}))
+}
+
+// Texts are valid UTF-8 whatever the message holds: invalid sequences in
+// strings, bytes read as text, map keys and nested strings become U+FFFD.
+func TestAvroInvalidUTF8IsReplaced(t *testing.T) {
+	const schema = `{"type":"record","name":"U","fields":[
+ {"name":"s","type":"string"},{"name":"maybe","type":["null","string"]},{"name":"raw","type":"bytes"},
+ {"name":"m","type":{"type":"map","values":"string"}},{"name":"either","type":["null","long","string"]}]}`
+	d, err := NewAvroInline(schema, Options{BinaryAsString: true})
+	require.NoError(t, err)
+	b, err := avro.Marshal(avro.MustParse(schema), map[string]any{
+		"s": "a\xffb", "maybe": "\xc3", "raw": []byte("x\xfe"), "m": map[string]any{"k\xff": "v\xff"}, "either": map[string]any{"string": "\xff"},
+	})
+	require.NoError(t, err)
+	var got collect
+	require.NoError(t, d.Decode(b, &got))
+	require.Equal(t, []string{"s=string:a\uFFFDb", "maybe=string:\uFFFD", "raw=string:x\uFFFD", `m=object:{"k\ufffd":"v\ufffd"}`, "either=string:\uFFFD"}, got.fields)
+}
+
+// A schema that is not a record (a key's, often) is one value.
+func TestAvroScalarSchemas(t *testing.T) {
+	for _, tc := range []struct {
+		schema string
+		v      any
+		want   string
+	}{
+		{`"string"`, "k-1", "=string:k-1"},
+		{`"long"`, int64(-42), "=number:-42"},
+		{`["null","long"]`, int64(7), "=number:7"},
+		{`["null","long"]`, nil, "=null:"},
+		{`{"type":"enum","name":"E","symbols":["A","B"]}`, "B", "=string:B"},
+		{`{"type":"long","logicalType":"timestamp-micros"}`, time.UnixMicro(-1).UTC(), "=time:1969-12-31T23:59:59.999999Z"},
+		{`{"type":"array","items":"int"}`, []int{1, 2}, "=array:[1,2]"},
+	} {
+		d, err := NewAvroInline(tc.schema, Options{})
+		require.NoError(t, err)
+		b, err := avro.Marshal(avro.MustParse(tc.schema), tc.v)
+		require.NoError(t, err)
+		for range 2 { // the plan is made once and reused
+			var got collect
+			require.NoError(t, d.Decode(b, &got), tc.schema)
+			require.Equal(t, []string{tc.want}, got.fields, tc.schema)
+		}
+	}
 }

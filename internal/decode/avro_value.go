@@ -48,7 +48,7 @@ func (t *avroText) value(s avro.Schema, v any) Value {
 func (t *avroText) scalar(s avro.Schema, v any) Value {
 	switch x := v.(type) {
 	case string:
-		return Value{Kind: String, Text: x}
+		return t.str(x)
 	case int:
 		return t.int(int64(x))
 	case int64:
@@ -62,18 +62,9 @@ func (t *avroText) scalar(s avro.Schema, v any) Value {
 	case *big.Rat:
 		return t.decimal(s, x)
 	case time.Time:
-		if lt := logical(s); lt == avro.Date {
-			return t.date(x)
-		} else if lt == avro.LocalTimestampMillis || lt == avro.LocalTimestampMicros {
-			start := len(t.b)
-			t.b = x.UTC().AppendFormat(t.b, "2006-01-02T15:04:05.999999")
-			return Value{Kind: Time, Text: t.since(start)}
-		}
-		return t.time(x)
+		return t.timeOf(s, x)
 	case time.Duration:
-		start := len(t.b)
-		t.b = time.Time{}.Add(x).AppendFormat(t.b, "15:04:05.999999")
-		return Value{Kind: String, Text: t.since(start)}
+		return t.duration(x)
 	case avro.LogicalDuration:
 		start := len(t.b)
 		t.b = append(t.b, 'P')
@@ -91,6 +82,25 @@ func (t *avroText) scalar(s avro.Schema, v any) Value {
 		return t.bytes(b, t.binaryAsString)
 	}
 	return Value{Kind: Null}
+}
+
+// timeOf renders a date or an instant of logical type s.
+func (t *avroText) timeOf(s avro.Schema, x time.Time) Value {
+	if lt := logical(s); lt == avro.Date {
+		return t.date(x)
+	} else if lt == avro.LocalTimestampMillis || lt == avro.LocalTimestampMicros {
+		start := len(t.b)
+		t.b = x.UTC().AppendFormat(t.b, "2006-01-02T15:04:05.999999")
+		return Value{Kind: Time, Text: t.since(start)}
+	}
+	return t.time(x)
+}
+
+// duration renders a time of day (time-millis, time-micros).
+func (t *avroText) duration(x time.Duration) Value {
+	start := len(t.b)
+	t.b = time.Time{}.Add(x).AppendFormat(t.b, "15:04:05.999999")
+	return Value{Kind: String, Text: t.since(start)}
 }
 
 // decimal renders a decimal with its schema's scale.

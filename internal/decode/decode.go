@@ -19,7 +19,10 @@
 //     parser's flattenSpec paths walk as they walk JSON.
 //
 // docs/DATA.md has the whole type mapping. The texts a Decode hands over
-// are views into the decoder's buffer, valid until its next Decode.
+// are views into the decoder's buffers, valid until its next Decode, and
+// valid UTF-8: invalid sequences in strings (and in bytes read as text)
+// are replaced by U+FFFD, as the JSON path replaces them; field names
+// are the schema's, which Avro and Protobuf restrict to identifiers.
 package decode
 
 import "fmt"
@@ -48,11 +51,14 @@ type Value struct {
 
 // Sink receives what one message holds.
 type Sink interface {
-	// Wants reports whether a top-level field is read at all; a decoder may
-	// skip rendering the fields it is not.
-	Wants(name string) bool
-	// Field receives one top-level field of a record, in schema order.
-	Field(name string, v Value) error
+	// Column is asked once per schema (per message type) for each of its
+	// top-level fields: whether the field is read at all (ok false: the
+	// decoder need not decode it), and a number of the sink's choosing
+	// that Field is given with the field's values.
+	Column(name string) (col int, ok bool)
+	// Field receives one top-level field of a record, in schema order, with
+	// the number Column gave it.
+	Field(col int, name string, v Value) error
 	// Scalar receives a message whose schema is not a record (an Avro
 	// string, say): keys may be, values may not.
 	Scalar(v Value) error

@@ -20,8 +20,8 @@ type collect struct {
 	want   func(string) bool
 }
 
-func (c *collect) Wants(name string) bool { return c.want == nil || c.want(name) }
-func (c *collect) Field(name string, v Value) error {
+func (c *collect) Column(name string) (int, bool) { return 0, c.want == nil || c.want(name) }
+func (c *collect) Field(_ int, name string, v Value) error {
 	c.fields = append(c.fields, fmt.Sprintf("%s=%s:%s", name, kindName(v.Kind), strings.Clone(v.Text)))
 	return nil
 }

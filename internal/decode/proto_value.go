@@ -66,7 +66,7 @@ func (t *protoText) single(fd protoreflect.FieldDescriptor, v protoreflect.Value
 	case protoreflect.DoubleKind:
 		return t.float(v.Float(), 64)
 	case protoreflect.StringKind:
-		return Value{Kind: String, Text: v.String()}
+		return t.str(v.String())
 	case protoreflect.BytesKind:
 		return t.bytes(v.Bytes(), t.binaryAsString)
 	case protoreflect.EnumKind:

@@ -10,7 +10,9 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"handoff/internal/registry"
@@ -22,12 +24,26 @@ import (
 // indexes; the bytes by google.golang.org/protobuf into a dynamicpb
 // message.
 type Protobuf struct {
-	reg     *registry.Client
-	opts    Options
-	t       protoText
-	files   map[int]*protoFile
-	msgs    map[protoreflect.FullName]*dynamicpb.Message // reused per type
-	unmarsh proto.UnmarshalOptions
+	reg   *registry.Client
+	opts  Options
+	t     protoText
+	files map[int]*protoFile
+	msgs  map[protoreflect.MessageDescriptor]*protoMsg
+}
+
+// protoMsg is a message type ready to decode: a message reused record
+// after record, how to unmarshal into it, and the fields the sink reads.
+type protoMsg struct {
+	m         *dynamicpb.Message
+	unmarshal proto.UnmarshalOptions
+	fields    []protoField
+}
+
+type protoField struct {
+	fd       protoreflect.FieldDescriptor
+	name     string
+	col      int  // the sink's number for it
+	presence bool // read only when set (set)
 }
 
 // protoFile is a compiled schema, and its refusal (evolution.go).
@@ -39,8 +55,7 @@ type protoFile struct {
 // NewProtobufRegistry decodes framed Protobuf with schemas from reg.
 func NewProtobufRegistry(reg *registry.Client, opts Options) *Protobuf {
 	return &Protobuf{reg: reg, opts: opts, t: protoText{binaryAsString: opts.BinaryAsString},
-		files: map[int]*protoFile{}, msgs: map[protoreflect.FullName]*dynamicpb.Message{},
-		unmarsh: proto.UnmarshalOptions{RecursionLimit: 100}}
+		files: map[int]*protoFile{}, msgs: map[protoreflect.MessageDescriptor]*protoMsg{}}
 }
 
 // Decode implements Decoder.
@@ -74,26 +89,78 @@ func (d *Protobuf) Decode(msg []byte, sink Sink) (err error) {
 			return refused
 		}
 	}
-	m := d.msgs[md.FullName()]
-	if m == nil || m.Descriptor() != md {
-		m = dynamicpb.NewMessage(md)
-		d.msgs[md.FullName()] = m
+	pm := d.msgs[md]
+	if pm == nil {
+		pm = newProtoMsg(md, sink)
+		d.msgs[md] = pm
 	}
-	if err := d.unmarsh.Unmarshal(payload, m); err != nil {
+	m := pm.m
+	if err := pm.unmarshalInto(payload); err != nil {
 		return errorf(id, "not Protobuf %s of schema id %d: %v", md.FullName(), id, err)
 	}
-	fields := md.Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		name := string(fd.Name())
-		if !set(m, fd) || !sink.Wants(name) {
+	for _, f := range pm.fields {
+		if f.presence && !m.Has(f.fd) {
 			continue
 		}
-		if err := sink.Field(name, d.t.field(fd, m.Get(fd))); err != nil {
+		if err := sink.Field(f.col, f.name, d.t.field(f.fd, m.Get(f.fd))); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// unmarshalInto reads payload into the message. protobuf-go's generic
+// (dynamicpb) path panics on some malformed input instead of returning an
+// error: a map entry whose key field comes twice, the second time with
+// another wire type, leaves it a key it cannot convert (v1.36.12,
+// proto/decode.go unmarshalMap; found by FuzzProtobuf). Those are bytes
+// that are not a message of the schema, said so.
+func (pm *protoMsg) unmarshalInto(payload []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			pm.m.Reset() // whatever it holds is half a message
+			err = fmt.Errorf("malformed (protobuf-go failed on it: %v)", p)
+		}
+	}()
+	return pm.unmarshal.Unmarshal(payload, pm.m)
+}
+
+func newProtoMsg(md protoreflect.MessageDescriptor, sink Sink) *protoMsg {
+	pm := &protoMsg{m: dynamicpb.NewMessage(md), unmarshal: proto.UnmarshalOptions{
+		RecursionLimit: 100,
+		// Checking required fields walks every message decoded; proto3
+		// has none, and most proto2 schemas none either.
+		AllowPartial: !hasRequired(md, map[protoreflect.FullName]bool{}),
+	}}
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		name := string(fd.Name())
+		if col, ok := sink.Column(name); ok {
+			pm.fields = append(pm.fields, protoField{fd: fd, name: name, col: col, presence: fd.IsList() || fd.IsMap() || fd.HasPresence()})
+		}
+	}
+	return pm
+}
+
+// hasRequired reports whether a message, or one it holds, has a required
+// field (proto2).
+func hasRequired(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	if seen[md.FullName()] {
+		return false
+	}
+	seen[md.FullName()] = true
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Cardinality() == protoreflect.Required {
+			return true
+		}
+		if m := fd.Message(); m != nil && hasRequired(m, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 // messageAt finds the message the indexes name: the idx[0]th message of
@@ -164,12 +231,42 @@ func compileProto(rs *registry.Schema) (protoreflect.FileDescriptor, error) {
 		if err != nil {
 			return nil, err
 		}
-		return protoreflect.FileDescriptor(files[0]), nil
+		if fd, err := nativeFile(files[0]); err == nil {
+			return fd, nil
+		}
+		return protoreflect.FileDescriptor(files[0]), nil // slower, as correct
 	})
 	if err != nil {
 		return nil, err
 	}
 	return v.(protoreflect.FileDescriptor), nil
+}
+
+// nativeFile rebuilds a compiled file, and the files it imports, as
+// protobuf-go's own descriptors (protodesc): protocompile's work out
+// HasPresence and the like on every call, and dynamicpb asks them for
+// every field of every message it decodes.
+func nativeFile(fd protoreflect.FileDescriptor) (protoreflect.FileDescriptor, error) {
+	set := &descriptorpb.FileDescriptorSet{}
+	seen := map[string]bool{}
+	var add func(fd protoreflect.FileDescriptor)
+	add = func(fd protoreflect.FileDescriptor) {
+		if seen[fd.Path()] {
+			return
+		}
+		seen[fd.Path()] = true
+		imports := fd.Imports()
+		for i := range imports.Len() {
+			add(imports.Get(i).FileDescriptor)
+		}
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+	}
+	add(fd)
+	files, err := protodesc.NewFiles(set)
+	if err != nil {
+		return nil, err
+	}
+	return files.FindFileByPath(fd.Path())
 }
 
 // evolution refuses a message whose fields the spec reads as numbers
@@ -189,17 +286,26 @@ func (d *Protobuf) evolution(id int, f *protoFile, md protoreflect.MessageDescri
 	var refused *Error
 	if prev != nil && prev.Type == rs.Type {
 		if pfd, err := compileProto(prev); err == nil {
-			if f, ok := pfd.(interface {
-				FindDescriptorByName(protoreflect.FullName) protoreflect.Descriptor
-			}); ok {
-				if pmd, ok := f.FindDescriptorByName(md.FullName()).(protoreflect.MessageDescriptor); ok {
-					refused = evolve(id, prev.ID, string(md.FullName()), protoKinds(pmd), protoKinds(md), d.opts.Numeric)
-				}
+			if pmd := findMessage(pfd.Messages(), md.FullName()); pmd != nil {
+				refused = evolve(id, prev.ID, string(md.FullName()), protoKinds(pmd), protoKinds(md), d.opts.Numeric)
 			}
 		}
 	}
 	f.refused[md.FullName()] = refused
 	return refused, nil
+}
+
+// findMessage finds a message of a file by its full name, nested or not.
+func findMessage(msgs protoreflect.MessageDescriptors, name protoreflect.FullName) protoreflect.MessageDescriptor {
+	if md := msgs.ByName(name.Name()); md != nil && md.FullName() == name {
+		return md
+	}
+	for i := range msgs.Len() {
+		if md := findMessage(msgs.Get(i).Messages(), name); md != nil {
+			return md
+		}
+	}
+	return nil
 }
 
 func protoKinds(md protoreflect.MessageDescriptor) map[string]string {

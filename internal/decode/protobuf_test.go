@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bufbuild/protocompile"
+	"github.com/bufbuild/protocompile/linker"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -153,6 +154,9 @@ func TestProtobufBadMessagesSayWhy(t *testing.T) {
 		{"unknown id", []byte{0, 0, 0, 0x7f, 0, 0}, "not in the schema registry (404)"},
 		{"garbage", append(good[:7:7], 0xff, 0xff, 0xff), "not Protobuf t.Event of schema id"},
 		{"an avro schema", []byte{0, 0, 0, 0, byte(aid), 0}, "is an Avro schema, not Protobuf"},
+		// meta (a Struct): a map entry whose key comes again as a fixed64,
+		// on which protobuf-go panics (FuzzProtobuf found it).
+		{"map key twice", append(good[:6:6], "\x02\x8a\x01\x10\n\x0e\n\x010\t0000000000"...), "not Protobuf t.Event of schema id " + itoa(id) + ": malformed (protobuf-go failed on it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := NewProtobufRegistry(c, Options{}).Decode(tc.msg, &collect{})
@@ -162,6 +166,13 @@ func TestProtobufBadMessagesSayWhy(t *testing.T) {
 		})
 	}
 	require.NoError(t, NewProtobufRegistry(c, Options{}).Decode(good, &collect{}))
+
+	// A decoder that met one keeps decoding good messages.
+	d := NewProtobufRegistry(c, Options{})
+	require.Error(t, d.Decode(append(good[:6:6], "\x02\x8a\x01\x10\n\x0e\n\x010\t0000000000"...), &collect{}))
+	var got collect
+	require.NoError(t, d.Decode(good, &got))
+	require.Equal(t, []string{"id=string:x", "n=number:0", "u=number:0", "d=number:0", "f=number:0", "b=bool:false", "raw=string:", "color=string:RED", "zero=number:0"}, got.fields, "nothing of the bad message (its meta) left")
 }
 
 func TestProtobufEvolution(t *testing.T) {
@@ -200,4 +211,35 @@ func TestJSONSchemaUnframes(t *testing.T) {
 	require.ErrorContains(t, err, "not in the schema registry (404)")
 	_, err = d.Unframe(frame(t, aid, nil, nil, rawEnc([]byte(`{}`))))
 	require.ErrorContains(t, err, "is an Avro schema, not JSON Schema")
+}
+
+// Compiled schemas are rebuilt as protobuf-go's own descriptors (the
+// fast ones dynamicpb wants), imports of well-known types included.
+func TestProtobufSchemasBecomeProtobufGoDescriptors(t *testing.T) {
+	reg, c := newRegistry(t)
+	id, _, err := reg.RegisterSchema("events-value", sr.Schema{Schema: eventProto, Type: sr.TypeProtobuf})
+	require.NoError(t, err)
+	rs, err := c.Schema(context.Background(), id)
+	require.NoError(t, err)
+	fd, err := compileProto(rs)
+	require.NoError(t, err)
+	_, fromProtocompile := fd.(linker.Result)
+	require.False(t, fromProtocompile, "%T", fd)
+	require.NotNil(t, findMessage(fd.Messages(), "t.Event"))
+
+	// A schema with a reference: both files rebuilt.
+	_, _, err = reg.RegisterSchema("user", sr.Schema{Type: sr.TypeProtobuf, Schema: `syntax = "proto3"; package u; message User { string name = 1; }`})
+	require.NoError(t, err)
+	vid, _, err := reg.RegisterSchema("visits-value", sr.Schema{Type: sr.TypeProtobuf,
+		Schema:     `syntax = "proto3"; package o; import "user.proto"; message Visit { u.User who = 1; message In { int64 n = 1; } }`,
+		References: []sr.SchemaReference{{Name: "user.proto", Subject: "user", Version: 1}}})
+	require.NoError(t, err)
+	rs, err = c.Schema(context.Background(), vid)
+	require.NoError(t, err)
+	fd, err = compileProto(rs)
+	require.NoError(t, err)
+	_, fromProtocompile = fd.(linker.Result)
+	require.False(t, fromProtocompile, "%T", fd)
+	require.NotNil(t, findMessage(fd.Messages(), "o.Visit.In"), "a nested message")
+	require.Nil(t, findMessage(fd.Messages(), "o.In"))
 }

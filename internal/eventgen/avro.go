@@ -3,6 +3,7 @@ package eventgen
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hamba/avro/v2"
@@ -21,13 +22,41 @@ const AvroSchema = `{"type":"record","name":"Edit","namespace":"handoff.sample",
  {"name":"delta","type":"long"}
 ]}`
 
-var avroSchema = avro.MustParse(AvroSchema)
+// AvroSchemaV2 is AvroSchema with a field added with a default, as
+// BACKWARD compatibility allows: lang, "en" unless written.
+var AvroSchemaV2 = strings.Replace(AvroSchema, `{"name":"delta","type":"long"}`,
+	`{"name":"delta","type":"long"},{"name":"lang","type":"string","default":"en"}`, 1)
+
+var (
+	avroSchema   = avro.MustParse(AvroSchema)
+	avroSchemaV2 = avro.MustParse(AvroSchemaV2)
+)
 
 // AvroEvent returns event i (the same event as Event(i)) in the schema
 // registry's wire format, written with schemaID (AvroSchema as the
 // registry numbers it) by hamba/avro through franz-go's serde framing, as
 // a Confluent producer would write it.
 func (g *Generator) AvroEvent(i int64, schemaID int) ([]byte, error) {
+	v, err := g.avroRecord(i)
+	if err != nil {
+		return nil, err
+	}
+	return sr.Encode(v, &sr.ConfluentHeader{}, schemaID, nil, func(v any) ([]byte, error) { return avro.Marshal(avroSchema, v) })
+}
+
+// AvroEventV2 is AvroEvent written with AvroSchemaV2 (schemaID), its
+// lang "fr".
+func (g *Generator) AvroEventV2(i int64, schemaID int) ([]byte, error) {
+	v, err := g.avroRecord(i)
+	if err != nil {
+		return nil, err
+	}
+	v["lang"] = "fr"
+	return sr.Encode(v, &sr.ConfluentHeader{}, schemaID, nil, func(v any) ([]byte, error) { return avro.Marshal(avroSchemaV2, v) })
+}
+
+// avroRecord is event i's fields as hamba/avro writes them.
+func (g *Generator) avroRecord(i int64) (map[string]any, error) {
 	var e event
 	if err := json.Unmarshal(g.Event(i), &e); err != nil {
 		return nil, err
@@ -36,6 +65,5 @@ func (g *Generator) AvroEvent(i int64, schemaID int) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("event %d: %w", i, err)
 	}
-	v := map[string]any{"id": e.ID, "ts": ts, "page": e.Page, "user": e.User, "country": e.Country, "action": e.Action, "delta": e.Delta}
-	return sr.Encode(v, &sr.ConfluentHeader{}, schemaID, nil, func(v any) ([]byte, error) { return avro.Marshal(avroSchema, v) })
+	return map[string]any{"id": e.ID, "ts": ts, "page": e.Page, "user": e.User, "country": e.Country, "action": e.Action, "delta": e.Delta}, nil
 }

@@ -73,44 +73,75 @@ func numericFields(ds domain.DataSchema) []string {
 	return out
 }
 
-// valueSink feeds a decoded record's fields to the parser.
-type valueSink struct{ p *Parser }
-
-func (s valueSink) Wants(name string) bool {
-	if s.p.discover && s.p.topFields {
-		return true
-	}
-	_, ok := s.p.lookupKey(name)
-	return ok
+// valueSink feeds a decoded record's fields to the parser. A decoder
+// names each field of a schema once (Column); the sink remembers what the
+// field feeds (its keyInfo), so that records are not looked up field by
+// field by name as JSON members are.
+type valueSink struct {
+	p     *Parser
+	cols  []sinkCol
+	clock clockCache // decoded_time.go
 }
 
-func (s valueSink) Field(name string, v decode.Value) error { return s.p.setTop(name, fieldOf(v)) }
+type sinkCol struct {
+	ki    keyInfo
+	known bool // ki is what lookupKey finds for the field
+}
 
-func (s valueSink) Scalar(v decode.Value) error {
+func newValueSink(p *Parser) *valueSink { return &valueSink{p: p} }
+
+func (s *valueSink) Column(name string) (int, bool) {
+	var c sinkCol
+	if p := s.p; !p.discover || !p.topFields {
+		ki, ok := p.lookupKey(name)
+		if !ok {
+			return 0, false
+		}
+		c = sinkCol{ki: ki, known: true} // without discovery keys are fixed from New on
+	}
+	s.cols = append(s.cols, c)
+	return len(s.cols) - 1, true
+}
+
+// Field sets the field as setTop would. With discovery, a field met for
+// the first time, or whose dimension a failed message took back (forget),
+// goes through setTop, and its keyInfo is remembered again.
+func (s *valueSink) Field(col int, name string, v decode.Value) error {
+	p, c, f := s.p, &s.cols[col], fieldOf(v)
+	if !c.known || c.ki.dim >= 0 && (c.ki.dim >= len(p.dimCols) || p.dimCols[c.ki.dim].Name != name) {
+		if err := p.setTop(name, f); err != nil {
+			return err
+		}
+		c.ki, c.known = p.lookupKey(name)
+		return nil
+	}
+	if c.ki.slot >= 0 {
+		p.top[c.ki.slot] = f
+	}
+	if c.ki.dim >= 0 {
+		p.setDim(c.ki.dim, f)
+	}
+	return nil
+}
+
+func (s *valueSink) Scalar(v decode.Value) error {
 	return unparseable("", "the value is %s, not a record: rows are made of a record's fields", describe(fieldOf(v)))
 }
 
-// fieldOf is a decoded value as the JSON path's field.
-func fieldOf(v decode.Value) field {
-	switch v.Kind {
-	case decode.String:
-		return field{text: v.Text, kind: kindString}
-	case decode.Number:
-		return field{text: v.Text, kind: kindNumber}
-	case decode.Bool:
-		return field{text: v.Text, kind: kindBool}
-	case decode.Object:
-		return field{text: v.Text, kind: kindObject}
-	case decode.Array:
-		return field{text: v.Text, kind: kindArray}
-	case decode.Time:
-		return field{text: v.Text, kind: kindTime}
-	}
-	return field{kind: kindNull}
-}
+// fieldOf is a decoded value as the JSON path's field: decode's kinds
+// are the parser's, number for number (held at compile time below).
+func fieldOf(v decode.Value) field { return field{text: v.Text, kind: kind(v.Kind)} }
+
+// Each index is 0 when the two kinds agree, else out of range (or an
+// overflow) and the package does not compile.
+var _ = [1]struct{}{}[kindNull-kind(decode.Null)+kindString-kind(decode.String)+kindNumber-kind(decode.Number)+
+	kindBool-kind(decode.Bool)+kindObject-kind(decode.Object)+kindArray-kind(decode.Array)+kindTime-kind(decode.Time)]
 
 // parseDecoded reads one binary record.
 func (p *Parser) parseDecoded(value []byte, now time.Time) error {
+	// The decoders hand over valid UTF-8 only (internal/decode); the
+	// kafka format's own fields (headers) are not checked yet.
+	p.badUTF8 = p.kafka != nil
 	p.beginRow()
 	if err := p.dec.Decode(value, p.sink); err != nil {
 		return decodeError(err)

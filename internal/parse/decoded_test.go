@@ -167,3 +167,21 @@ func TestKafkaFormatDiscoversTheRecordsFields(t *testing.T) {
 	err := p.ParseRecord(r, now, func(domain.Row) { t.Fatal("emitted") })
 	require.ErrorContains(t, err, "kafka key: not valid JSON")
 }
+
+// Invalid UTF-8 in an Avro string becomes U+FFFD, as in the same
+// record's JSON.
+func TestAvroInvalidUTF8AsInJSON(t *testing.T) {
+	_, io, enc := avroStream(t)
+	ds := schema("millis", "")
+	p := mustNew(t, ds, io)
+	e := edit("e\xff1", leap, 5, "f\xfer")
+	var rows []domain.Row
+	require.NoError(t, p.Parse(enc(e), now, func(r domain.Row) { rows = append(rows, r) }))
+	require.Equal(t, []domain.Value{sv("e\uFFFD1"), sv("P"), sv("5"), sv("f\uFFFDr"), sv(`{"name":"ann","tags":["a","b"]}`)}, rows[0].Dims)
+
+	j := mustNew(t, ds, jsonIO())
+	var jrows []domain.Row
+	require.NoError(t, j.Parse([]byte(`{"id":"e`+"\xff"+`1","ts":`+itoa(leapMillis)+`,"page":"P","delta":5,"country":"f`+"\xfe"+`r","user":{"name":"ann","tags":["a","b"]}}`), now,
+		func(r domain.Row) { jrows = append(jrows, r) }))
+	require.Equal(t, jrows, rows)
+}

@@ -51,7 +51,7 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.dec, p.unframe, p.sink = dec, unframe, valueSink{p}
+		p.dec, p.unframe, p.sink = dec, unframe, newValueSink(p)
 		p.binary = p.binary || dec != nil
 		p.topFields = in.FlattenSpec.DiscoversFields()
 		if err := p.addFlatten(in.FlattenSpec); err != nil {

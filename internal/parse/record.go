@@ -245,11 +245,11 @@ type firstSink struct {
 	got bool
 }
 
-func (s *firstSink) Wants(string) bool { return !s.got }
-func (s *firstSink) Field(_ string, v decode.Value) error {
+func (s *firstSink) Column(string) (int, bool) { return 0, true } // asked once per schema: Field keeps the first
+func (s *firstSink) Field(_ int, _ string, v decode.Value) error {
 	if !s.got {
 		s.v, s.got = v, true
 	}
 	return nil
 }
-func (s *firstSink) Scalar(v decode.Value) error { return s.Field("", v) }
+func (s *firstSink) Scalar(v decode.Value) error { return s.Field(0, "", v) }

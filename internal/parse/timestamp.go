@@ -41,7 +41,7 @@ func (p *Parser) timestamp(f field) (int64, error) {
 		}
 	case kindString:
 	case kindTime:
-		ms, err := parseISO(f.text)
+		ms, err := p.decodedMillis(f.text)
 		if err != nil {
 			return 0, unparseable(col, "timestamp column %q: %v", col, err)
 		}
