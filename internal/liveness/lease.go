@@ -64,7 +64,8 @@ type Holder struct {
 	reg  *Registry
 	log  *slog.Logger
 	lock *lockConn
-	// writeMu orders writes of the activity list.
+	// writeMu makes writes of the lease (renewals, list writes) one at a
+	// time, each with the registry's latest snapshot.
 	writeMu sync.Mutex
 	// takeOver hands a dead worker's attempts to the live ones (Temporal).
 	takeOver func(context.Context, Lost) (Takeover, error)
@@ -199,6 +200,10 @@ func (h *Holder) renew(ctx context.Context) error {
 }
 
 func (h *Holder) renewOnce(ctx context.Context) error {
+	// One writer of the list at a time: a renewal that snapshotted before
+	// a start's write must not write its older list after it.
+	h.writeMu.Lock()
+	defer h.writeMu.Unlock()
 	if err := h.lock.hold(ctx); err != nil {
 		return err
 	}
