@@ -12,7 +12,9 @@
 // Postgres closed its session) is taken, under FOR UPDATE SKIP LOCKED so
 // that one live worker handles it, and each activity attempt the server
 // still sees started on the dead worker's identity is failed by id with
-// the retryable error type WorkerLost. The server then schedules the next
+// the retryable error type WorkerLost: first in the workflows its lease
+// lists, then in every other running workflow of the namespace (an attempt
+// handed to the worker in the moment before it listed it). The server then schedules the next
 // attempt at once (its retry policy's first interval), on a live worker,
 // with the last heartbeat's details: a stream resumes from the chunks it
 // had staged, a publish runs again (it is idempotent), a watch or a small

@@ -17,17 +17,18 @@ import (
 // moved on).
 func (h *Holder) reap(ctx context.Context) error {
 	for range 16 { // bounded per tick: the next tick takes the rest
-		lost, done, err := h.reapOne(ctx)
+		lost, t, done, err := h.reapOne(ctx)
 		if err != nil || done {
 			return err
 		}
 		h.log.Warn("took over a dead worker's activities", "worker", lost.Identity, "lease", lost.WorkerID,
-			"why", lost.Why, "lastRenewed", lost.LastSeen, "activities", len(lost.Activities))
+			"why", lost.Why, "lastRenewed", lost.LastSeen, "listed", len(lost.Activities),
+			"failed", len(t.Failed), "unlisted", t.Unlisted, "swept", t.Swept)
 	}
 	return nil
 }
 
-func (h *Holder) reapOne(ctx context.Context) (lost Lost, done bool, err error) {
+func (h *Holder) reapOne(ctx context.Context) (lost Lost, t Takeover, done bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	err = pgx.BeginFunc(ctx, h.pool, func(tx pgx.Tx) error {
@@ -55,7 +56,7 @@ func (h *Holder) reapOne(ctx context.Context) (lost Lost, done bool, err error) 
 		if expired {
 			lost.Why = "its lease expired"
 		}
-		t, err := h.takeOver(ctx, lost)
+		t, err = h.takeOver(ctx, lost)
 		if err != nil {
 			return fmt.Errorf("take over %s: %w", lost.Identity, err)
 		}
@@ -63,7 +64,7 @@ func (h *Holder) reapOne(ctx context.Context) (lost Lost, done bool, err error) 
 		_, err = tx.Exec(ctx, `DELETE FROM worker_leases WHERE worker_id = $1`, lost.WorkerID)
 		return err
 	})
-	return lost, done, err
+	return lost, t, done, err
 }
 
 func (h *Holder) record(lost Lost, t Takeover) {

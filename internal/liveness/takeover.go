@@ -34,15 +34,18 @@ type Lost struct {
 type Takeover struct {
 	Failed  []ActivityRef // attempts failed by id, to be retried elsewhere
 	Skipped int           // started on it when described, ended before failed
+	// Swept is how many running workflows the sweep described beyond the
+	// lease's list, and Unlisted the attempts it found there.
+	Swept, Unlisted int
 }
 
 // TakeOver fails every attempt the server still sees started on the dead
-// worker, in each workflow its lease lists. An attempt that moved on (it
-// ended, or timed out and started elsewhere) is left alone: the server's
-// own view of the attempt's worker decides, not the lease's list.
+// worker: first in each workflow its lease lists, at once, then in every
+// other running workflow of the namespace (sweep). An attempt that moved
+// on (it ended, or timed out and started elsewhere) is left alone: the
+// server's own view of the attempt's worker decides, not the lease's list.
 func TakeOver(ctx context.Context, c client.Client, lost Lost) (Takeover, error) {
 	var t Takeover
-	type run struct{ wf, run string }
 	seen := map[run]bool{}
 	var errs []error
 	for _, a := range lost.Activities {
@@ -52,13 +55,22 @@ func TakeOver(ctx context.Context, c client.Client, lost Lost) (Takeover, error)
 		}
 		seen[r] = true
 		failed, skipped, err := failOn(ctx, c, lost, r.wf, r.run)
-		t.Failed = append(t.Failed, failed...)
-		t.Skipped += skipped
+		t.add(failed, skipped)
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
+	if err := sweep(ctx, c, lost, seen, &t); err != nil {
+		errs = append(errs, err)
+	}
 	return t, errors.Join(errs...)
+}
+
+type run struct{ wf, run string }
+
+func (t *Takeover) add(failed []ActivityRef, skipped int) {
+	t.Failed = append(t.Failed, failed...)
+	t.Skipped += skipped
 }
 
 // failOn fails the attempts of one workflow run started on the dead worker.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -122,4 +123,50 @@ func TestTakeOverRetriesAHungAttemptFromItsLastHeartbeat(t *testing.T) {
 	require.Equal(t, `attempt 3 resumed from "staged up to 42"`, out)
 	require.Less(t, took, 3*time.Second, "the third attempt starts at once, not after the policy's 20 s backoff")
 	t.Logf("taken over twice; the third attempt finished %v after the second takeover", took.Round(time.Millisecond))
+}
+
+// An attempt the server handed to the worker just before it died, which
+// its lease never listed, is found by the sweep of the namespace's
+// running workflows and failed like a listed one.
+func TestTakeOverFindsAnAttemptTheLeaseNeverListed(t *testing.T) {
+	t.Parallel()
+	const identity = "4343@gone@unlisted"
+	c, err := client.Dial(client.Options{HostPort: testenv.Temporal(t), Identity: identity})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	queue := "liveness-" + t.Name()
+	w := worker.New(c, queue, worker.Options{})
+	s := &stuck{release: make(chan struct{})}
+	w.RegisterWorkflowWithOptions(stuckWorkflow, workflow.RegisterOptions{Name: "stuck"})
+	w.RegisterActivityWithOptions(s.Run, activity.RegisterOptions{Name: "Run"})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	defer close(s.release)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "stuck-" + t.Name(), TaskQueue: queue}, "stuck")
+	require.NoError(t, err)
+	attemptStarted := func(n int32) func() bool {
+		return func() bool {
+			d, err := c.DescribeWorkflowExecution(ctx, run.GetID(), run.GetRunID())
+			return err == nil && len(d.GetPendingActivities()) == 1 && d.GetPendingActivities()[0].GetAttempt() == n &&
+				d.GetPendingActivities()[0].GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED
+		}
+	}
+	require.Eventually(t, attemptStarted(1), 20*time.Second, 50*time.Millisecond)
+	// Visibility lists the run a moment after it started.
+	require.Eventually(t, func() bool {
+		n, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{
+			Namespace: "default", Query: fmt.Sprintf("WorkflowId = '%s' AND ExecutionStatus = 'Running'", run.GetID())})
+		return err == nil && n.GetCount() == 1
+	}, 20*time.Second, 100*time.Millisecond)
+
+	got, err := TakeOver(ctx, c, Lost{WorkerID: "w2", Identity: identity, Namespace: "default", Why: "lease expired"})
+	require.NoError(t, err)
+	require.Len(t, got.Failed, 1)
+	require.Equal(t, ActivityRef{WorkflowID: run.GetID(), RunID: run.GetRunID(), ActivityID: got.Failed[0].ActivityID, Type: "Run", Attempt: 1}, got.Failed[0])
+	require.Equal(t, 1, got.Unlisted)
+	require.GreaterOrEqual(t, got.Swept, 1)
+	require.Eventually(t, attemptStarted(2), 5*time.Second, 20*time.Millisecond, "attempt 2 started within its policy's first interval (10 s)")
 }
