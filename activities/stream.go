@@ -301,6 +301,12 @@ func (s *stream) flush(ctx context.Context) error {
 		return nil
 	}
 	s.chunk = nil
+	if err := superseded(ctx); err != nil {
+		if c.run.h != nil {
+			c.run.h.End(err)
+		}
+		return err
+	}
 	// Staging finishes even when the stream was just asked to return: what
 	// was read is kept rather than read again.
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)

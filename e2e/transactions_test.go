@@ -113,7 +113,7 @@ func TestTransactionalTopicPublishesOnlyCommitted(t *testing.T) {
 	abortLater := s.heldOpen(gen, "abort-later", 30)
 	wave3 := s.txnWaves(gen, 200)
 	s.waitHeld(spec, true)
-	s.checkpointUntilPublished(spec, n)
+	n = s.checkpointUntilPublished(spec, n)
 	abortedLater, err := abortLater.End(ctx, false)
 	require.NoError(t, err)
 
@@ -127,7 +127,14 @@ func TestTransactionalTopicPublishesOnlyCommitted(t *testing.T) {
 
 	s.waitHeld(spec, false)
 	s.waitCaughtUp(spec)
-	st := s.status(spec)
+	// A stream's counts reach the supervisor with its sequence: hand off
+	// what was read, then wait for the counts of the null and empty values.
+	s.checkpointUntilPublished(spec, n)
+	var st workflows.SupervisorStatus
+	require.Eventually(t, func() bool {
+		st = s.status(spec)
+		return st.Read.NoValue >= 8
+	}, 30*time.Second, 200*time.Millisecond, "the null and empty values counted")
 	s.stopAndWait(spec, run)
 
 	want := idsOf(gen, wave1.Readable(), behind.Readable(), committedLater, wave3.Readable())
