@@ -113,7 +113,7 @@ func newTaskGroup(ctx workflow.Context, in TaskGroupInput) *taskGroup {
 			g.seqs = append(g.seqs, &c.Sequences[i])
 		}
 		g.pos, g.wantClose, g.requested, g.stopping = c.Position, c.WantClose, c.Requested, c.Stopping
-		g.parseExceptions = c.ParseExceptions
+		g.parseExceptions, g.report = c.ParseExceptions, c.Unreported
 		g.in.Carry = nil
 		return g
 	}
@@ -190,7 +190,7 @@ func (g *taskGroup) carry() TaskGroupInput {
 			g.wantClose = ""
 		}
 	}
-	c := &TaskGroupCarry{Position: g.pos, WantClose: g.wantClose, Requested: g.requested, Stopping: g.stopping, ParseExceptions: g.parseExceptions}
+	c := &TaskGroupCarry{Position: g.pos, WantClose: g.wantClose, Requested: g.requested, Stopping: g.stopping, ParseExceptions: g.parseExceptions, Unreported: g.report}
 	for _, s := range g.seqs {
 		c.Sequences = append(c.Sequences, *s)
 	}

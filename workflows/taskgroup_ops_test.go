@@ -216,6 +216,30 @@ func TestTaskGroupRolloverContinuesAsNewGeneration(t *testing.T) {
 	require.Equal(t, TaskGroupInput{Spec: spec, Group: 0, Generation: 5, Partitions: []domain.Partition{domain.P(0)}, Sequences: in.Sequences}, next)
 }
 
+// 14b. What a run read and had not reported when it continued as new
+// goes with its carry, and the next run reports it first: no read count
+// is lost at the boundary.
+func TestTaskGroupReportsWhatTheLastRunHadNotReported(t *testing.T) {
+	spec := testSpec()
+	h := newGroupHarness(t, spec, domain.Offsets{domain.P(0): 0}, 10)
+	h.signal(time.Second, SignalGroupStop, nil)
+	start := domain.Offsets{domain.P(0): 0}
+	in := groupInput(spec, []domain.Partition{domain.P(0)}, domain.Sequence{ID: 1, Start: start})
+	unreported := ReadTotals{Records: 12, Rows: 3, ThrownAway: 4, NoValue: 4, Markers: 5, Aborted: 5}
+	in.Carry = &TaskGroupCarry{Sequences: []groupSequence{{Sequence: in.Sequences[0]}}, Position: start, Unreported: unreported}
+	in.Sequences = nil
+	h.run(in)
+
+	reports := h.progress()
+	require.NotEmpty(t, reports)
+	require.Equal(t, unreported, reports[0].ReadTotals, "the first report carries the last run's unreported counts")
+	var total ReadTotals
+	for _, p := range reports {
+		total.Add(p.ReadTotals)
+	}
+	require.Equal(t, unreported, total, "and they are reported once")
+}
+
 // 15. Progress: the group reports at start (which tells the supervisor its
 // generation), and the deltas of its reports add up to what Consume read.
 func TestTaskGroupProgressReports(t *testing.T) {

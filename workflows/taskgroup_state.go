@@ -33,6 +33,9 @@ type TaskGroupCarry struct {
 	Stopping  bool            `json:"stopping,omitempty"`
 	// ParseExceptions counts unparseable rows met by this generation.
 	ParseExceptions int64 `json:"parseExceptions,omitempty"`
+	// Unreported is what the run read since its last progress report: the
+	// next run reports it first, so no read count is lost at the boundary.
+	Unreported ReadTotals `json:"unreported,omitzero"`
 }
 
 // groupSequence is a sequence as its group tracks it: the staging files of

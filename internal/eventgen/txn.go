@@ -21,16 +21,18 @@ type TxnProducer struct {
 
 // NewTxnProducer connects a producer with transactional id txnID to topic.
 // codec compresses its batches (kgo.NoCompression() for none). Records
-// have no key and go round-robin over the partitions.
-func (g *Generator) NewTxnProducer(brokers []string, topic, txnID string, codec kgo.CompressionCodec) (*TxnProducer, error) {
-	cl, err := kgo.NewClient(
+// have no key and go round-robin over the partitions. opts add to or
+// override the client's options (kgo.TransactionTimeout for a transaction
+// held open longer than the default 40 s, after which the broker aborts it).
+func (g *Generator) NewTxnProducer(brokers []string, topic, txnID string, codec kgo.CompressionCodec, opts ...kgo.Opt) (*TxnProducer, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(brokers...),
 		kgo.DefaultProduceTopic(topic),
 		kgo.TransactionalID(txnID),
 		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
 		kgo.ProducerBatchCompression(codec),
 		kgo.RecordDeliveryTimeout(deliveryTimeout),
-	)
+	}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka client: %w", err)
 	}
