@@ -64,6 +64,7 @@ type stream struct {
 	started      time.Time
 	lastBeat     time.Time
 	lastRecord   time.Time // when the latest record was read; zero: none yet
+	firstRecord  time.Time // when the first record was read; zero: none yet
 	dirty        bool      // staged something since the last heartbeat
 
 	mu          sync.Mutex
@@ -234,6 +235,9 @@ func (s *stream) add(ctx context.Context, b batch) error {
 	now := time.Now()
 	if len(b.res.Records) > 0 {
 		s.lastRecord = now
+		if s.firstRecord.IsZero() {
+			s.firstRecord, s.res.FirstRecordAt = now, now
+		}
 	}
 	budget := int64(s.in.Spec.TuningConfig.MaxRecordsPerChunk)
 	for _, r := range b.res.Records {
@@ -373,10 +377,24 @@ func (s *stream) trigger(now time.Time) string {
 		return protocol.StreamMaxBytes
 	case t.OtherRows+rows >= tc.MaxTotalRows:
 		return protocol.StreamMaxTotalRows
-	case tc.IntermediateHandoffPeriod > 0 && (t.Progressed || read > 0) && !now.Before(t.OpenedAt.Add(tc.IntermediateHandoffPeriod.D())):
+	case tc.IntermediateHandoffPeriod > 0 && (t.Progressed || read > 0) && !now.Before(s.handoffDue()):
 		return protocol.StreamHandoffPeriod
 	}
 	return ""
+}
+
+// handoffDue is when the open sequence hands off by age, once it holds a
+// record: see protocol.CloseTriggers.
+func (s *stream) handoffDue() time.Time {
+	t, period := s.in.Close, s.in.Spec.TuningConfig.IntermediateHandoffPeriod.D()
+	switch {
+	case !t.Spread:
+		return t.OpenedAt.Add(period)
+	case t.Progressed:
+		return t.HandoffAt
+	default:
+		return domain.HandoffDue(s.firstRecord, period, t.Phase)
+	}
 }
 
 // quiet: the stream read something, then nothing for QuietAfter, and ran

@@ -29,6 +29,7 @@ type taskGroup struct {
 	sending      []pendingSignal // signals to the supervisor in flight
 	streamState                  // taskgroup_stream.go
 
+	spread          bool       // the run records spreadHandoffVersion
 	report          ReadTotals // read since the last progress report
 	lastReportAt    time.Time
 	parseExceptions int64 // unparseable rows met, against maxParseExceptions
@@ -51,6 +52,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	g := newTaskGroup(ctx, in)
 	g.asyncSignals = workflow.GetVersion(ctx, asyncSignalsChange, workflow.DefaultVersion, asyncSignalsVersion) >= asyncSignalsVersion
 	g.stream = workflow.GetVersion(ctx, streamConsumeChange, workflow.DefaultVersion, streamConsumeVersion) >= streamConsumeVersion
+	g.spread = workflow.GetVersion(ctx, spreadHandoffChange, workflow.DefaultVersion, spreadHandoffVersion) >= spreadHandoffVersion
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
 		return g.status(), nil
 	}); err != nil {

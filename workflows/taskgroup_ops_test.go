@@ -201,7 +201,7 @@ func TestTaskGroupRolloverContinuesAsNewGeneration(t *testing.T) {
 	opened, first := []time.Duration{}, c.Sequences[0].OpenedAt
 	for i := range c.Sequences {
 		opened = append(opened, c.Sequences[i].OpenedAt.Sub(first))
-		c.Sequences[i].OpenedAt, c.Sequences[i].ClosedAt = time.Time{}, time.Time{}
+		c.Sequences[i].OpenedAt, c.Sequences[i].ClosedAt, c.Sequences[i].FirstReadAt = time.Time{}, time.Time{}, time.Time{}
 	}
 	require.Equal(t, []time.Duration{0, 2 * time.Second, 4 * time.Second}, opened)
 	evs := h.rec.all()

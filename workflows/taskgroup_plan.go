@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -43,9 +44,29 @@ func (g *taskGroup) checkTriggers(ctx workflow.Context) {
 		g.wantClose = ReasonMaxSequenceBytes
 	case total >= tc.MaxTotalRows:
 		g.wantClose = ReasonMaxTotalRows
-	case tc.IntermediateHandoffPeriod > 0 && workflow.Now(ctx).Sub(open.OpenedAt) >= tc.IntermediateHandoffPeriod.D():
+	case tc.IntermediateHandoffPeriod > 0 && !workflow.Now(ctx).Before(g.handoffDue(open)):
 		g.wantClose = ReasonHandoff
 	}
+}
+
+// handoffDue is when the progressed sequence s hands off by age: on the
+// group's phase of the period, counted from its first read, or (a run from
+// before spreadHandoffVersion) a period after it opened.
+func (g *taskGroup) handoffDue(s *groupSequence) time.Time {
+	period := g.in.Spec.TuningConfig.IntermediateHandoffPeriod.D()
+	if !g.spread {
+		return s.OpenedAt.Add(period)
+	}
+	first := s.FirstReadAt
+	if first.IsZero() {
+		first = s.OpenedAt // carried from a run that did not record it
+	}
+	return domain.HandoffDue(first, period, g.handoffPhase())
+}
+
+// handoffPhase is the group's stable phase of the handoff period.
+func (g *taskGroup) handoffPhase() time.Duration {
+	return domain.HandoffPhase(g.in.Spec.ID, g.in.Group, g.in.Spec.TuningConfig.IntermediateHandoffPeriod.D())
 }
 
 // planRequest asks the supervisor to close the open sequence at the current
@@ -157,7 +178,7 @@ func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
 	if res.StagingKey != "" {
 		keys = []string{res.StagingKey}
 	}
-	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway, NoValue: res.NoValue, Markers: res.Markers, Aborted: res.Aborted}, res.Bytes)
+	g.took(ctx, res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway, NoValue: res.NoValue, Markers: res.Markers, Aborted: res.Aborted}, res.Bytes, time.Time{})
 	if workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx)
 	}
@@ -165,12 +186,19 @@ func (g *taskGroup) onConsumed(ctx workflow.Context, f workflow.Future) {
 
 // took records what a consume read into the sequence it read for: the
 // position, the staged chunks, and the counts.
-func (g *taskGroup) took(to domain.Offsets, keys []string, read ReadTotals, bytes int64) {
+// firstRead, when known, is when the consume read its first record.
+func (g *taskGroup) took(ctx workflow.Context, to domain.Offsets, keys []string, read ReadTotals, bytes int64, firstRead time.Time) {
 	for p, o := range to {
 		g.pos[p] = o
 	}
 	for _, s := range g.seqs {
 		if s.ID == g.consumeSeq {
+			if s.FirstReadAt.IsZero() && g.progressed(s) {
+				s.FirstReadAt = firstRead
+				if firstRead.IsZero() {
+					s.FirstReadAt = workflow.Now(ctx)
+				}
+			}
 			s.Chunks = append(s.Chunks, keys...)
 			s.Rows += read.Rows
 			s.Bytes += bytes

@@ -47,4 +47,7 @@ type groupSequence struct {
 	Bytes    int64     `json:"bytes,omitempty"` // of its staged chunks
 	OpenedAt time.Time `json:"openedAt"`
 	ClosedAt time.Time `json:"closedAt,omitzero"`
+	// FirstReadAt is when the group first saw the sequence's position move
+	// (zero: not yet): its handoff by age counts from there.
+	FirstReadAt time.Time `json:"firstReadAt,omitzero"`
 }

@@ -58,6 +58,12 @@ func (g *taskGroup) planStream(ctx workflow.Context, target *groupSequence, from
 			OpenedAt: target.OpenedAt, Rows: target.Rows, Bytes: target.Bytes,
 			OtherRows: total - target.Rows, Progressed: g.progressed(target),
 		}
+		if g.spread {
+			in.Close.Spread, in.Close.Phase = true, g.handoffPhase()
+			if in.Close.Progressed {
+				in.Close.HandoffAt = g.handoffDue(target)
+			}
+		}
 	}
 	cctx, cancel := workflow.WithCancel(ctx)
 	g.consumeSeq = target.ID
@@ -116,7 +122,7 @@ func (g *taskGroup) onStreamed(ctx workflow.Context, f workflow.Future) {
 	for _, c := range res.Chunks {
 		keys = append(keys, c.Key)
 	}
-	g.took(res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway, NoValue: res.NoValue, Markers: res.Markers, Aborted: res.Aborted}, res.Bytes)
+	g.took(ctx, res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway, NoValue: res.NoValue, Markers: res.Markers, Aborted: res.Aborted}, res.Bytes, res.FirstRecordAt)
 	if res.Records > 0 && workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx) // after a burst: streams return at most once a period unless there is work
 	}

@@ -35,6 +35,13 @@ const (
 	// running groups at once (a nondeterminism error).
 	sortedAddPartitionsChange                   = "sorted-add-partitions"
 	sortedAddPartitionsVersion workflow.Version = 1
+
+	// spreadHandoffChange: a task group hands off by age on its own phase
+	// of intermediateHandoffPeriod, counted from its sequence's first
+	// record (domain.HandoffDue), instead of a period after the sequence
+	// opened.
+	spreadHandoffChange                   = "spread-handoffs"
+	spreadHandoffVersion workflow.Version = 1
 )
 
 // The long-running design: orchestration costs history per piece of work,

@@ -142,8 +142,9 @@ type TuningConfig struct {
 	// MaxTotalRows closes a group's open sequence once the group holds this
 	// many unpublished rows across its sequences. Default 20,000,000.
 	MaxTotalRows int64 `json:"maxTotalRows,omitempty"`
-	// IntermediateHandoffPeriod closes a sequence this long after it opened
-	// (zero: never by age). Default 0.
+	// IntermediateHandoffPeriod closes a sequence about this long after its
+	// first record, on its group's phase of the period (HandoffDue; zero:
+	// never by age). Default 0.
 	IntermediateHandoffPeriod Duration `json:"intermediateHandoffPeriod,omitempty"`
 	// MaxRecordsPerChunk bounds the records of one chunk (one staging
 	// file). Default 100,000.

@@ -50,6 +50,13 @@ type CloseTriggers struct {
 	// Progressed: the sequence already holds read records (its handoff
 	// period applies even if the stream reads nothing).
 	Progressed bool
+	// Spread: the group spreads its handoffs by age over the period
+	// (domain.HandoffDue). The handoff is due at HandoffAt if the sequence
+	// progressed, else on Phase at least half a period after the stream's
+	// first record. Without Spread it is due a period after OpenedAt.
+	Spread    bool
+	HandoffAt time.Time
+	Phase     time.Duration
 }
 
 // ChunkRef is one staged chunk of a stream.
@@ -77,6 +84,9 @@ type ConsumeStreamResult struct {
 	NoValue int64 `json:",omitempty"`
 	Markers int64 `json:",omitempty"`
 	Aborted int64 `json:",omitempty"`
+	// FirstRecordAt is when the stream read its first record (zero: none):
+	// the sequence's handoff by age counts from there.
+	FirstRecordAt time.Time `json:",omitzero"`
 	// Reason is why the stream returned: one of the Stream* constants.
 	Reason string
 }
