@@ -73,6 +73,13 @@ type Config struct {
 	// MaxPublish is how many publish activities run at once
 	// (HANDOFF_MAX_PUBLISH). Default 2.
 	MaxPublish int
+	// MaxStreams is how many long-running activities (a task group's
+	// stream, a supervisor's watch) this worker runs at once: each holds a
+	// slot while it runs, so it bounds the supervisors and task groups one
+	// worker serves (HANDOFF_MAX_STREAMS). Default 1000; size it as
+	// supervisors × (taskCount + 1), with room for the groups a dead
+	// worker's takeover brings.
+	MaxStreams int
 	// MemoryLimit is the heap size in bytes that consume push-back is
 	// measured against (HANDOFF_MEMORY_LIMIT: bytes, or a whole number of
 	// B, KiB, MiB, GiB or TiB as GOMEMLIMIT takes them). 0 takes GOMEMLIMIT
@@ -104,6 +111,10 @@ type Config struct {
 	LeaseRenew time.Duration
 }
 
+// DefaultMaxStreams is room for the streams and watches of about 500
+// supervisors of one task group each.
+const DefaultMaxStreams = 1000
+
 // DefaultHTTPAddr binds the worker's HTTP server to the loopback
 // interface unless HANDOFF_HTTP_ADDR or --http-addr says otherwise.
 const DefaultHTTPAddr = "127.0.0.1:8081"
@@ -118,8 +129,8 @@ func envOr(name, def string) string {
 // ParseConfig reads flags (args without the program name), falling back to
 // the environment and then to defaults.
 func ParseConfig(args []string) (Config, error) {
-	c := Config{MaxConsume: 4, MaxPublish: 2, PushBackFraction: 0.8, CompactShare: workload.DefaultCompactShare, ShutdownGrace: 30 * time.Second}
-	var brokers, maxConsume, maxPublish, memoryLimit, fraction, compactShare, grace, snapAge, minSnaps, leaseTTL, leaseRenew string
+	c := Config{MaxConsume: 4, MaxPublish: 2, MaxStreams: DefaultMaxStreams, PushBackFraction: 0.8, CompactShare: workload.DefaultCompactShare, ShutdownGrace: 30 * time.Second}
+	var brokers, maxConsume, maxPublish, maxStreams, memoryLimit, fraction, compactShare, grace, snapAge, minSnaps, leaseTTL, leaseRenew string
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "Postgres URL (env DATABASE_URL)")
 	fs.StringVar(&c.TemporalAddress, "temporal-address", envOr("TEMPORAL_ADDRESS", "localhost:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
@@ -137,6 +148,7 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&c.LogFormat, "log-format", envOr("HANDOFF_LOG_FORMAT", "text"), "text or json (env HANDOFF_LOG_FORMAT)")
 	fs.StringVar(&maxConsume, "max-consume", envOr("HANDOFF_MAX_CONSUME", "4"), "consume activities run at once (env HANDOFF_MAX_CONSUME)")
 	fs.StringVar(&maxPublish, "max-publish", envOr("HANDOFF_MAX_PUBLISH", "2"), "publish activities run at once (env HANDOFF_MAX_PUBLISH)")
+	fs.StringVar(&maxStreams, "max-streams", envOr("HANDOFF_MAX_STREAMS", strconv.Itoa(DefaultMaxStreams)), "long-running activities (streams, watches) run at once: supervisors × (taskCount + 1) this worker serves (env HANDOFF_MAX_STREAMS)")
 	fs.StringVar(&memoryLimit, "memory-limit", envOr("HANDOFF_MEMORY_LIMIT", "0"), "heap limit for push-back, e.g. 2GiB; 0: GOMEMLIMIT if set, else none (env HANDOFF_MEMORY_LIMIT)")
 	fs.StringVar(&fraction, "pushback-fraction", envOr("HANDOFF_PUSHBACK_FRACTION", "0.8"), "new consume work waits above this fraction of the memory limit (env HANDOFF_PUSHBACK_FRACTION)")
 	fs.StringVar(&compactShare, "compact-share", envOr("HANDOFF_COMPACT_SHARE", strconv.FormatFloat(workload.DefaultCompactShare, 'g', -1, 64)), "while ingestion is busy, a compaction works at most this share of its time, in (0, 1]; 1: never held back (env HANDOFF_COMPACT_SHARE)")
@@ -168,6 +180,7 @@ func ParseConfig(args []string) (Config, error) {
 	}
 	parse("max consume", maxConsume, func(s string) (err error) { c.MaxConsume, err = parseInt(s); return err })
 	parse("max publish", maxPublish, func(s string) (err error) { c.MaxPublish, err = parseInt(s); return err })
+	parse("max streams", maxStreams, func(s string) (err error) { c.MaxStreams, err = parseInt(s); return err })
 	parse("memory limit", memoryLimit, func(s string) (err error) { c.MemoryLimit, err = parseBytes(s); return err })
 	parse("push-back fraction", fraction, func(s string) (err error) {
 		c.PushBackFraction, err = strconv.ParseFloat(s, 64)
@@ -296,6 +309,9 @@ func (c Config) Validate() error {
 	if c.MaxPublish < 1 {
 		errs = append(errs, fmt.Errorf("max publish %d: want at least 1", c.MaxPublish))
 	}
+	if c.MaxStreams < 2 {
+		errs = append(errs, fmt.Errorf("max streams %d: want at least 2 (a supervisor's watch and one group's stream)", c.MaxStreams))
+	}
 	if c.MemoryLimit < 0 {
 		errs = append(errs, fmt.Errorf("memory limit %d: want 0 or more bytes", c.MemoryLimit))
 	}
@@ -353,6 +369,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("logFormat", c.LogFormat),
 		slog.Int("maxConsume", c.MaxConsume),
 		slog.Int("maxPublish", c.MaxPublish),
+		slog.Int("maxStreams", c.MaxStreams),
 		slog.Int64("memoryLimit", c.MemoryLimit),
 		slog.Float64("pushBackFraction", c.PushBackFraction),
 		slog.Float64("compactShare", c.CompactShare),

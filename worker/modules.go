@@ -195,12 +195,6 @@ func newTemporalClient(lc fx.Lifecycle, cfg Config, me self, log *slog.Logger, m
 // publish (discovery, offsets, specs, checks): short and light.
 const otherActivities = 8
 
-// longRunningActivities is room for the streams and watches this worker
-// runs: each holds an activity slot for as long as it runs (up to an hour)
-// but a consume slot only while it stages a chunk. It bounds how many task
-// groups and supervisors one worker serves at once.
-const longRunningActivities = 1000
-
 type activityDeps struct {
 	fx.In
 	Kafka    *kafka.Client
@@ -235,7 +229,14 @@ func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *act
 		// The lease lists what runs here, for a live worker to take over
 		// at once should this one die (internal/liveness).
 		Interceptors:                       []interceptor.WorkerInterceptor{liveness.NewInterceptor(running)},
-		MaxConcurrentActivityExecutionSize: cfg.MaxConsume + cfg.MaxPublish + otherActivities + longRunningActivities,
+		// Streams and watches hold an activity slot for as long as they run
+		// (up to an hour), a consume slot only while they stage a chunk.
+		MaxConcurrentActivityExecutionSize: cfg.MaxConsume + cfg.MaxPublish + otherActivities + cfg.MaxStreams,
+		// Pollers follow the load: two workflow-task pollers (the SDK's
+		// default) left hundreds of supervisors' handoffs queued behind
+		// each other.
+		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
+		ActivityTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
 		WorkerStopTimeout:                  cfg.ShutdownGrace,
 		// A stream decides itself how often it heartbeats (every 2 s while
 		// it stages chunks, every 40 s while quiet): let those through.

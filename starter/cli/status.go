@@ -92,8 +92,7 @@ func queryStatus(ctx context.Context, c client.Client, id string, timeout time.D
 	case isNotFound(err):
 		return st, supervisorNotFound(ctx, c, id)
 	case ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.As(err, &deadline)):
-		return st, fmt.Errorf("query %s of %s: no answer within %s: is a worker polling task queue %q? (%w)",
-			workflows.QueryStatus, wid, timeout, workflows.TaskQueue, err)
+		return st, noAnswer(ctx, c, workflows.TaskQueue, "query "+workflows.QueryStatus, wid, timeout, err)
 	case err != nil:
 		return st, fmt.Errorf("query %s of %s: %w", workflows.QueryStatus, wid, err)
 	}

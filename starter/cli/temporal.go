@@ -128,8 +128,7 @@ func updateSupervisor(ctx context.Context, c client.Client, id, name string, arg
 		// The validator's or handler's own words, without the SDK's decoration.
 		return nil, fmt.Errorf("supervisor %s refused %s: %s", id, name, refused.Message())
 	case ctx.Err() == nil && (errors.As(err, &timeout) || errors.Is(err, context.DeadlineExceeded)):
-		return nil, fmt.Errorf("update %s of %s: no answer within %s: is a worker polling task queue %q? (%w)",
-			name, wid, updateTimeout, workflows.TaskQueue, err)
+		return nil, noAnswer(ctx, c, workflows.TaskQueue, "update "+name, wid, updateTimeout, err)
 	}
 	return nil, fmt.Errorf("update %s of %s: %w", name, wid, err)
 }
