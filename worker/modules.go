@@ -228,7 +228,7 @@ func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *act
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
 		// The lease lists what runs here, for a live worker to take over
 		// at once should this one die (internal/liveness).
-		Interceptors:                       []interceptor.WorkerInterceptor{liveness.NewInterceptor(running)},
+		Interceptors: []interceptor.WorkerInterceptor{liveness.NewInterceptor(running)},
 		// Streams and watches hold an activity slot for as long as they run
 		// (up to an hour), a consume slot only while they stage a chunk.
 		MaxConcurrentActivityExecutionSize: cfg.MaxConsume + cfg.MaxPublish + otherActivities + cfg.MaxStreams,
@@ -237,7 +237,7 @@ func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *act
 		// each other.
 		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
 		ActivityTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{}),
-		WorkerStopTimeout:                  cfg.ShutdownGrace,
+		WorkerStopTimeout:          cfg.ShutdownGrace,
 		// A stream decides itself how often it heartbeats (every 2 s while
 		// it stages chunks, every 40 s while quiet): let those through.
 		MaxHeartbeatThrottleInterval: 2 * time.Second,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -224,6 +225,11 @@ func (f *fakeClient) QueryWorkflow(_ context.Context, wid, _, _ string, _ ...any
 		return nil, err
 	}
 	return fakeValue{st}, nil
+}
+
+// DescribeTaskQueue answers that nothing polls the task queue.
+func (f *fakeClient) DescribeTaskQueue(context.Context, string, enumspb.TaskQueueType) (*workflowservice.DescribeTaskQueueResponse, error) {
+	return &workflowservice.DescribeTaskQueueResponse{}, nil
 }
 
 func (f *fakeClient) DescribeWorkflow(context.Context, string, string) (*client.WorkflowExecutionDescription, error) {
