@@ -95,6 +95,9 @@ type CheckpointRequest struct {
 	SequenceID int            `json:"sequenceId"`
 	Offsets    domain.Offsets `json:"offsets"`
 	Reason     string         `json:"reason"`
+	// NextSequenceID proposes the id of the next sequence, which the group
+	// already reads into (0: none proposed; taskgroup_early.go).
+	NextSequenceID int `json:"nextSequenceId,omitempty"`
 }
 
 // SetEndOffsets is the supervisor's answer to a CheckpointRequest: the

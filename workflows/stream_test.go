@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +39,11 @@ type streamGroup struct {
 	streams []protocol.ConsumeStreamInput
 	wakes   []string
 	signals []string
+	// events logs, in order, each stream's start ("stream <sequence>") and
+	// each answer to a checkpoint request ("answer <sequence>").
+	events []string
+	// answerAfter delays the supervisor's answers on the workflow clock.
+	answerAfter time.Duration
 }
 
 func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) protocol.ConsumeStreamResult, after time.Duration) *streamGroup {
@@ -49,6 +55,7 @@ func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) proto
 	fake := func(_ context.Context, in protocol.ConsumeStreamInput) (protocol.ConsumeStreamResult, error) {
 		g.mu.Lock()
 		g.streams = append(g.streams, in)
+		g.events = append(g.events, "stream "+in.SequenceName)
 		g.mu.Unlock()
 		return stream(in), nil
 	}
@@ -69,6 +76,17 @@ func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) proto
 		defer g.mu.Unlock()
 		g.signals = append(g.signals, args.String(3))
 		if req, ok := args.Get(4).(CheckpointRequest); ok {
+			answer := func() {
+				g.mu.Lock()
+				g.events = append(g.events, fmt.Sprintf("answer %d", req.SequenceID))
+				g.mu.Unlock()
+				env.SignalWorkflow(SignalSetEndOffsets, answerAt(req))
+			}
+			if g.answerAfter > 0 {
+				env.RegisterDelayedCallback(answer, g.answerAfter)
+				return
+			}
+			g.events = append(g.events, fmt.Sprintf("answer %d", req.SequenceID))
 			env.SignalWorkflow(SignalSetEndOffsets, answerAt(req))
 		}
 	})

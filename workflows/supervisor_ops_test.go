@@ -593,11 +593,11 @@ func TestSupervisorSuspendResetResume(t *testing.T) {
 	require.Len(t, started, 4)
 	require.Equal(t, TaskGroupInput{
 		Spec: spec, Group: 0, Generation: 3, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
-		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{domain.P(0): 5, domain.P(2): 7}}},
+		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{domain.P(0): 5, domain.P(2): 7}}}, NextSequenceID: 9,
 	}, started[2])
 	require.Equal(t, TaskGroupInput{
 		Spec: spec, Group: 1, Generation: 4, Partitions: []domain.Partition{domain.P(1), domain.P(3)},
-		Sequences: []domain.Sequence{{ID: 1, Start: domain.Offsets{domain.P(1): 6, domain.P(3): 8}}},
+		Sequences: []domain.Sequence{{ID: 1, Start: domain.Offsets{domain.P(1): 6, domain.P(3): 8}}}, NextSequenceID: 2,
 	}, started[3])
 	running := snaps[45*time.Second]
 	require.Equal(t, StateRunning, running.State)
@@ -664,7 +664,7 @@ func TestSupervisorForcedResetWhileRunning(t *testing.T) {
 	require.Len(t, started, 3, "group 0 restarted once, group 1 untouched: %+v", started)
 	require.Equal(t, TaskGroupInput{
 		Spec: spec, Group: 0, Generation: 3, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
-		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{domain.P(0): 3, domain.P(2): 100}}},
+		Sequences: []domain.Sequence{{ID: 8, Start: domain.Offsets{domain.P(0): 3, domain.P(2): 100}}}, NextSequenceID: 9,
 	}, started[2])
 	require.Equal(t, []opsSignal{{name: SignalGroupStop}}, o.signalsOf(1), "group 1 is left alone until the stop")
 
@@ -733,15 +733,15 @@ func TestSupervisorUpdateSpecTaskCount(t *testing.T) {
 	require.Len(t, started, 3)
 	require.Equal(t, TaskGroupInput{
 		Spec: spec, Group: 0, Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(1)},
-		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(1): 110}}},
+		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(1): 110}}}, NextSequenceID: 8,
 	}, started[0])
 	require.Equal(t, TaskGroupInput{
 		Spec: newSpec, Group: 0, Generation: 2, Partitions: []domain.Partition{domain.P(0)},
-		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100}}},
+		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100}}}, NextSequenceID: 8,
 	}, started[1])
 	require.Equal(t, TaskGroupInput{
 		Spec: newSpec, Group: 1, Generation: 3, Partitions: []domain.Partition{domain.P(1)},
-		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{domain.P(1): 110}}},
+		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{domain.P(1): 110}}}, NextSequenceID: 1,
 	}, started[2])
 
 	applied := snaps[12*time.Second]
@@ -798,7 +798,7 @@ func TestSupervisorGroupFailuresAndRecovery(t *testing.T) {
 	}
 	require.Equal(t, TaskGroupInput{
 		Spec: spec, Group: 0, Generation: 2, Partitions: []domain.Partition{domain.P(0)},
-		Sequences: []domain.Sequence{{ID: 9, Start: domain.Offsets{domain.P(0): 90}}},
+		Sequences: []domain.Sequence{{ID: 9, Start: domain.Offsets{domain.P(0): 90}}}, NextSequenceID: 10,
 	}, started[1], "restarted from StartOffsets")
 	require.Equal(t, started[1].Sequences, started[3].Sequences)
 	second := snaps[25*time.Second]

@@ -285,7 +285,7 @@ func (s *supervisor) startGroup(ctx workflow.Context, g int, rec *groupRecord, s
 	rec.Generation, rec.RollingTo, rec.StartedAt = s.c.Generations, 0, now(ctx)
 	in := TaskGroupInput{
 		Spec: s.spec, Group: g, Generation: rec.Generation, Partitions: rec.Partitions,
-		Sequences: rec.Sequences, Stopping: stopping,
+		Sequences: rec.Sequences, Stopping: stopping, NextSequenceID: rec.NextSequenceID,
 	}
 	id := TaskGroupWorkflowID(s.spec.ID, g)
 	if err := startChild(ctx, id, in); err != nil {

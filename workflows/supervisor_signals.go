@@ -87,8 +87,11 @@ func (s *supervisor) onCheckpointRequest(ctx workflow.Context, m CheckpointReque
 	}
 	if seq.Open() {
 		seq.End = m.Offsets.Clone()
-		rec.Sequences = append(rec.Sequences, domain.Sequence{ID: rec.NextSequenceID, Start: m.Offsets.Clone()})
-		rec.NextSequenceID++
+		// The group proposes the id it already reads into: never one
+		// lower than the next this supervisor would give.
+		id := max(rec.NextSequenceID, m.NextSequenceID)
+		rec.Sequences = append(rec.Sequences, domain.Sequence{ID: id, Start: m.Offsets.Clone()})
+		rec.NextSequenceID = id + 1
 	}
 	next := -1
 	for i, q := range rec.Sequences {

@@ -62,11 +62,11 @@ func TestSupervisorGroupsCheckpointsAndStop(t *testing.T) {
 	}
 	require.Equal(t, TaskGroupInput{
 		Spec: spec, Group: 0, Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(2)},
-		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(2): 120}}},
+		Sequences: []domain.Sequence{{ID: 7, Start: domain.Offsets{domain.P(0): 100, domain.P(2): 120}}}, NextSequenceID: 8,
 	}, byGroup[0])
 	require.Equal(t, TaskGroupInput{
 		Spec: spec, Group: 1, Generation: 2, Partitions: []domain.Partition{domain.P(1), domain.P(3)},
-		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{domain.P(1): 110, domain.P(3): 130}}},
+		Sequences: []domain.Sequence{{ID: 0, Start: domain.Offsets{domain.P(1): 110, domain.P(3): 130}}}, NextSequenceID: 1,
 	}, byGroup[1])
 
 	// The boundary is recorded once and every request gets the same answer.

@@ -25,9 +25,10 @@ type taskGroup struct {
 	err        error           // set when the group must fail
 	draining   bool            // continue-as-new is due: start no new activity
 
-	asyncSignals bool            // the run records asyncSignalsVersion
-	sending      []pendingSignal // signals to the supervisor in flight
-	streamState                  // taskgroup_stream.go
+	asyncSignals   bool            // the run records asyncSignalsVersion
+	sending        []pendingSignal // signals to the supervisor in flight
+	streamState                    // taskgroup_stream.go
+	earlyNextState                 // taskgroup_early.go
 
 	spread          bool       // the run records spreadHandoffVersion
 	report          ReadTotals // read since the last progress report
@@ -53,6 +54,8 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	g.asyncSignals = workflow.GetVersion(ctx, asyncSignalsChange, workflow.DefaultVersion, asyncSignalsVersion) >= asyncSignalsVersion
 	g.stream = workflow.GetVersion(ctx, streamConsumeChange, workflow.DefaultVersion, streamConsumeVersion) >= streamConsumeVersion
 	g.spread = workflow.GetVersion(ctx, spreadHandoffChange, workflow.DefaultVersion, spreadHandoffVersion) >= spreadHandoffVersion
+	// The early sequence needs streams, and a run that records it.
+	g.earlyOn = g.stream && workflow.GetVersion(ctx, earlyNextChange, workflow.DefaultVersion, earlyNextVersion) >= earlyNextVersion
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
 		return g.status(), nil
 	}); err != nil {
@@ -110,12 +113,14 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 
 func newTaskGroup(ctx workflow.Context, in TaskGroupInput) *taskGroup {
 	g := &taskGroup{in: in, stopping: in.Stopping, lastReportAt: workflow.Now(ctx)}
+	g.nextID = in.NextSequenceID
 	if c := in.Carry; c != nil {
 		for i := range c.Sequences {
 			g.seqs = append(g.seqs, &c.Sequences[i])
 		}
 		g.pos, g.wantClose, g.requested, g.stopping = c.Position, c.WantClose, c.Requested, c.Stopping
 		g.parseExceptions, g.report = c.ParseExceptions, c.Unreported
+		g.nextID = c.NextSequenceID
 		g.in.Carry = nil
 		return g
 	}
@@ -151,7 +156,7 @@ func (g *taskGroup) progressed(s *groupSequence) bool {
 
 // finished: stopping, nothing in flight, and no sequence with data left.
 func (g *taskGroup) finished() bool {
-	if !g.stopping || g.consuming != nil || g.publishing != nil {
+	if !g.stopping || g.consuming != nil || g.publishing != nil || g.early != nil {
 		return false
 	}
 	for _, s := range g.seqs {
@@ -192,7 +197,7 @@ func (g *taskGroup) carry() TaskGroupInput {
 			g.wantClose = ""
 		}
 	}
-	c := &TaskGroupCarry{Position: g.pos, WantClose: g.wantClose, Requested: g.requested, Stopping: g.stopping, ParseExceptions: g.parseExceptions, Unreported: g.report}
+	c := &TaskGroupCarry{Position: g.pos, WantClose: g.wantClose, Requested: g.requested, Stopping: g.stopping, ParseExceptions: g.parseExceptions, Unreported: g.report, NextSequenceID: g.nextID}
 	for _, s := range g.seqs {
 		c.Sequences = append(c.Sequences, *s)
 	}

@@ -211,7 +211,7 @@ func TestTaskGroupRolloverContinuesAsNewGeneration(t *testing.T) {
 		{Sequence: domain.Sequence{ID: 3, Start: domain.Offsets{domain.P(0): 40}}},
 	}, c.Sequences)
 	require.Len(t, c.Sequences[0].Chunks, 2)
-	require.Equal(t, TaskGroupCarry{Sequences: c.Sequences, Position: domain.Offsets{domain.P(0): 40}}, c, "no close wanted, no request outstanding, not stopping")
+	require.Equal(t, TaskGroupCarry{Sequences: c.Sequences, Position: domain.Offsets{domain.P(0): 40}, NextSequenceID: 4}, c, "no close wanted, no request outstanding, not stopping")
 	next.Carry = nil
 	require.Equal(t, TaskGroupInput{Spec: spec, Group: 0, Generation: 5, Partitions: []domain.Partition{domain.P(0)}, Sequences: in.Sequences}, next)
 }

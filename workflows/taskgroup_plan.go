@@ -70,10 +70,19 @@ func (g *taskGroup) handoffPhase() time.Duration {
 }
 
 // planRequest asks the supervisor to close the open sequence at the current
-// position, once no consume is in flight (so the position is final).
+// position, once no consume is in flight (so the position is final), and
+// opens its successor early (taskgroup_early.go). A request re-sent while
+// the early sequence is read asks for the same offsets.
 func (g *taskGroup) planRequest(ctx workflow.Context) {
 	open := g.open()
-	if g.wantClose == "" || g.requested || g.consuming != nil || open == nil || !g.pos.Reached(open.Start) {
+	if g.wantClose == "" || g.requested || open == nil {
+		return
+	}
+	if g.early != nil {
+		g.request(ctx, open, subset(g.early.Start, open.Start.Partitions()))
+		return
+	}
+	if g.consuming != nil || !g.pos.Reached(open.Start) {
 		return // nothing to close yet, or restored sequences are still being read
 	}
 	if !g.progressed(open) {
@@ -86,11 +95,22 @@ func (g *taskGroup) planRequest(ctx workflow.Context) {
 		}
 		return
 	}
+	end := subset(g.pos, open.Start.Partitions())
+	g.openEarly(ctx, end)
+	g.request(ctx, open, end)
+}
+
+// request sends the request to close open at end.
+func (g *taskGroup) request(ctx workflow.Context, open *groupSequence, end domain.Offsets) {
 	g.reportProgress(ctx)
-	g.signalSupervisor(ctx, SignalCheckpointRequest, CheckpointRequest{
+	req := CheckpointRequest{
 		Group: g.in.Group, Generation: g.in.Generation, SequenceID: open.ID,
-		Offsets: subset(g.pos, open.Start.Partitions()), Reason: g.wantClose,
-	})
+		Offsets: end, Reason: g.wantClose,
+	}
+	if g.early != nil {
+		req.NextSequenceID = g.early.ID
+	}
+	g.signalSupervisor(ctx, SignalCheckpointRequest, req)
 	g.requested = true
 	if g.stream {
 		// Cancelled when the answer comes, so it costs no wake-up then.
@@ -159,6 +179,9 @@ func (g *taskGroup) consumeTarget() (*groupSequence, domain.Offsets) {
 		}
 		closed++
 	}
+	if e := g.early; e != nil && g.earlyClose == "" && !g.stopping && g.rolloverTo == 0 {
+		return e, nil // the open sequence's successor, while its close is recorded
+	}
 	open := g.open()
 	if open == nil || g.requested || g.stopping || g.wantClose != "" || g.rolloverTo != 0 || closed >= g.in.Spec.TuningConfig.MaxPendingPublishes {
 		return nil, nil
@@ -191,18 +214,16 @@ func (g *taskGroup) took(ctx workflow.Context, to domain.Offsets, keys []string,
 	for p, o := range to {
 		g.pos[p] = o
 	}
-	for _, s := range g.seqs {
-		if s.ID == g.consumeSeq {
-			if s.FirstReadAt.IsZero() && g.progressed(s) {
-				s.FirstReadAt = firstRead
-				if firstRead.IsZero() {
-					s.FirstReadAt = workflow.Now(ctx)
-				}
+	if s := g.sequence(g.consumeSeq); s != nil {
+		if s.FirstReadAt.IsZero() && g.progressed(s) {
+			s.FirstReadAt = firstRead
+			if firstRead.IsZero() {
+				s.FirstReadAt = workflow.Now(ctx)
 			}
-			s.Chunks = append(s.Chunks, keys...)
-			s.Rows += read.Rows
-			s.Bytes += bytes
 		}
+		s.Chunks = append(s.Chunks, keys...)
+		s.Rows += read.Rows
+		s.Bytes += bytes
 	}
 	g.report.Add(read)
 	g.parseExceptions += read.Unparseable

@@ -88,6 +88,9 @@ func (g *taskGroup) details() string {
 		}
 		fmt.Fprintf(&b, "| s%d | %s | %s | %d | %d |\n", s.ID, s.Start, to, s.Rows, len(s.Chunks))
 	}
+	if e := g.early; e != nil {
+		fmt.Fprintf(&b, "| s%d | %s | open (its start is being recorded) | %d | %d |\n", e.ID, e.Start, e.Rows, len(e.Chunks))
+	}
 	return b.String()
 }
 
@@ -95,6 +98,9 @@ func (g *taskGroup) status() TaskGroupStatus {
 	st := TaskGroupStatus{Group: g.in.Group, Generation: g.in.Generation, Position: g.pos.Clone(), Stopping: g.stopping}
 	for _, s := range g.seqs {
 		st.Sequences = append(st.Sequences, SequenceStatus{Sequence: s.Sequence, Rows: s.Rows, Chunks: len(s.Chunks)})
+	}
+	if e := g.early; e != nil { // read into while the close before it is recorded
+		st.Sequences = append(st.Sequences, SequenceStatus{Sequence: e.Sequence, Rows: e.Rows, Chunks: len(e.Chunks)})
 	}
 	return st
 }

@@ -2,8 +2,6 @@ package workflows
 
 import (
 	"go.temporal.io/sdk/workflow"
-
-	"handoff/internal/domain"
 )
 
 func (g *taskGroup) addSignals(ctx workflow.Context, sel workflow.Selector, sig groupSignals) {
@@ -78,10 +76,6 @@ func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
 		return
 	}
 	open.End, open.ClosedAt = s.End.Clone(), workflow.Now(ctx)
-	g.seqs = append(g.seqs, &groupSequence{
-		Sequence: domain.Sequence{ID: s.NextSequenceID, Start: s.End.Clone()},
-		OpenedAt: workflow.Now(ctx),
-	})
 	if g.requestCancel != nil {
 		g.requestCancel()
 		g.requestCancel = nil
@@ -90,14 +84,17 @@ func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
 	if g.wantClose != ReasonStop {
 		g.wantClose = ""
 	}
+	next, err := g.adoptEarly(ctx, s) // taskgroup_early.go
+	if err != nil {
+		g.err = err
+		return
+	}
+	g.seqs = append(g.seqs, next)
 }
 
 // onAddPartitions starts reading new partitions into the open sequence.
 func (g *taskGroup) onAddPartitions(ctx workflow.Context, a AddPartitions) {
-	for _, s := range g.seqs {
-		if s.ID != a.SequenceID {
-			continue
-		}
+	if s := g.sequence(a.SequenceID); s != nil {
 		for p, o := range a.Offsets {
 			if _, ok := s.Start[p]; !ok {
 				s.Start[p] = o

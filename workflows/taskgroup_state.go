@@ -19,6 +19,9 @@ type TaskGroupInput struct {
 	// Stopping starts the group already stopping: it reads and publishes
 	// its closed sequences, then completes.
 	Stopping bool `json:"stopping,omitempty"`
+	// NextSequenceID is the id the supervisor gives the group's next
+	// sequence (0 from an older supervisor).
+	NextSequenceID int `json:"nextSequenceId,omitempty"`
 	// Carry is nil on first start; it holds the state carried across
 	// continue-as-new.
 	Carry *TaskGroupCarry `json:"carry,omitempty"`
@@ -36,6 +39,8 @@ type TaskGroupCarry struct {
 	// Unreported is what the run read since its last progress report: the
 	// next run reports it first, so no read count is lost at the boundary.
 	Unreported ReadTotals `json:"unreported,omitzero"`
+	// NextSequenceID is the id the supervisor gives the next sequence.
+	NextSequenceID int `json:"nextSequenceId,omitempty"`
 }
 
 // groupSequence is a sequence as its group tracks it: the staging files of

@@ -49,7 +49,7 @@ func (g *taskGroup) planStream(ctx workflow.Context, target *groupSequence, from
 		WakeKey: key, MaxRun: streamMaxRun,
 		QuietAfter: max(2*g.in.Spec.TuningConfig.ChunkPeriod.D(), time.Second), MinRun: g.in.Spec.IOConfig.Period.D(),
 	}
-	if target == g.open() {
+	if target == g.open() || target == g.early {
 		var total int64
 		for _, s := range g.seqs {
 			total += s.Rows
@@ -75,6 +75,9 @@ func (g *taskGroup) planStream(ctx workflow.Context, target *groupSequence, from
 func (g *taskGroup) mustReturn() bool {
 	if g.draining {
 		return true
+	}
+	if g.early != nil && g.consumeSeq == g.early.ID {
+		return g.stopping || g.rolloverTo != 0 || g.partsAdded
 	}
 	open := g.open()
 	if open == nil || g.consumeSeq != open.ID {
@@ -126,7 +129,12 @@ func (g *taskGroup) onStreamed(ctx workflow.Context, f workflow.Future) {
 	if res.Records > 0 && workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx) // after a burst: streams return at most once a period unless there is work
 	}
-	if r := closeReason(res.Reason); r != "" && g.wantClose == "" && g.open() != nil && g.consumeSeq == g.open().ID {
+	r := closeReason(res.Reason)
+	switch {
+	case r == "":
+	case g.early != nil && g.consumeSeq == g.early.ID:
+		g.earlyClose = r // it closes once adopted
+	case g.wantClose == "" && g.open() != nil && g.consumeSeq == g.open().ID:
 		g.wantClose = r
 	}
 }

@@ -229,8 +229,10 @@ type groupHarness struct {
 	requests int
 }
 
+// answerAt answers as the supervisor does: the sequence ends where the
+// group asked, and the next one has the id the group proposed, if any.
 func answerAt(req CheckpointRequest) SetEndOffsets {
-	return SetEndOffsets{SequenceID: req.SequenceID, End: req.Offsets.Clone(), NextSequenceID: req.SequenceID + 1}
+	return SetEndOffsets{SequenceID: req.SequenceID, End: req.Offsets.Clone(), NextSequenceID: max(req.SequenceID+1, req.NextSequenceID)}
 }
 
 func newGroupHarness(t *testing.T, spec domain.Spec, end domain.Offsets, chunk int64) *groupHarness {

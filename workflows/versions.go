@@ -42,6 +42,12 @@ const (
 	// opened.
 	spreadHandoffChange                   = "spread-handoffs"
 	spreadHandoffVersion workflow.Version = 1
+
+	// earlyNextChange: a task group reads on into the next sequence while
+	// its request to close the open one awaits its answer, proposing the
+	// next sequence's id (taskgroup_early.go).
+	earlyNextChange                   = "early-next-sequence"
+	earlyNextVersion workflow.Version = 1
 )
 
 // The long-running design: orchestration costs history per piece of work,
