@@ -77,6 +77,8 @@ type Recorder interface {
 	// transaction has held a partition (0: not held).
 	Skipped(supervisor, reason string, n int64)
 	HeldByTransaction(supervisor, topic string, partition int32, d time.Duration)
+	// ReadGap records how long a group did not read between two streams.
+	ReadGap(supervisor string, d time.Duration)
 	// SchemaRegistryFailed counts a read stopped by the schema registry;
 	// SchemaRegistryUnavailable says whether a supervisor's groups wait
 	// for it now.

@@ -134,8 +134,12 @@ func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) 
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	s.listen(ctx, sctx, stop)
+	if prev := s.in.PreviousStopped; !prev.IsZero() && s.a.Metrics != nil {
+		s.a.Metrics.ReadGap(s.in.Spec.ID, max(0, time.Since(prev)))
+	}
 	batches, wait := s.fetchAll(sctx)
 	err := s.loop(sctx, stop, batches)
+	s.res.StoppedAt = time.Now()
 	stop()
 	for range batches { // let the fetchers end
 	}

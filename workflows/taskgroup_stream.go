@@ -29,6 +29,7 @@ type streamState struct {
 	woken      bool                // the in-flight stream was asked to return
 	waking     workflow.Future     // the WakeConsume in flight
 	partsAdded bool                // partitions joined the open sequence since the stream started
+	stoppedAt  time.Time           // when the last stream stopped reading (zero: none known)
 	// requestCancel cancels the re-send timer of a checkpoint request.
 	requestCancel workflow.CancelFunc
 }
@@ -46,7 +47,7 @@ func (g *taskGroup) planStream(ctx workflow.Context, target *groupSequence, from
 		Spec: g.in.Spec, Group: g.in.Group,
 		SequenceName: domain.SequenceName(g.in.Spec.ID, g.in.Group, target.ID),
 		From:         from, Until: until, ParseExceptions: g.parseExceptions,
-		WakeKey: key, MaxRun: streamMaxRun,
+		WakeKey: key, MaxRun: streamMaxRun, PreviousStopped: g.stoppedAt,
 		QuietAfter: max(2*g.in.Spec.TuningConfig.ChunkPeriod.D(), time.Second), MinRun: g.in.Spec.IOConfig.Period.D(),
 	}
 	if target == g.open() || target == g.early {
@@ -121,6 +122,7 @@ func (g *taskGroup) onStreamed(ctx workflow.Context, f workflow.Future) {
 		g.err = fmt.Errorf("consume group %d: %w", g.in.Group, err)
 		return
 	}
+	g.stoppedAt = res.StoppedAt
 	keys := make([]string, 0, len(res.Chunks))
 	for _, c := range res.Chunks {
 		keys = append(keys, c.Key)

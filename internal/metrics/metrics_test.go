@@ -156,3 +156,15 @@ func TestTrackShowsPushBack(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	require.Positive(t, family(t, reg, "handoff_memory_pushback_seconds_total").GetMetric()[0].GetCounter().GetValue())
 }
+
+func TestReadGap(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	m := metrics.New(reg)
+	m.ReadGap("wiki", 30*time.Millisecond)
+	m.ReadGap("wiki", 1500*time.Millisecond)
+	h := find(t, family(t, reg, "handoff_read_gap_seconds"), map[string]string{"supervisor": "wiki"}).GetHistogram()
+	require.EqualValues(t, 2, h.GetSampleCount())
+	require.InDelta(t, 1.53, h.GetSampleSum(), 1e-9)
+	require.EqualValues(t, 1, h.GetBucket()[0].GetCumulativeCount(), "30 ms is under the first bucket, 50 ms")
+}

@@ -12,6 +12,7 @@ import (
 type reads struct {
 	skipped *prometheus.CounterVec
 	held    *prometheus.GaugeVec
+	gap     *prometheus.HistogramVec
 }
 
 // Why a read passed a record without a row (Skipped's reasons).
@@ -31,10 +32,25 @@ func newReads() reads {
 			Name: "handoff_partition_held_by_transaction_seconds",
 			Help: "How long an open transaction has held the partition: the group read it to its last stable offset while its log goes on. 0 when not held.",
 		}, byPartition),
+		gap: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "handoff_read_gap_seconds",
+			Help:    "How long a task group did not read between two of its streams: from one stream's stop to the next one's start (at a handoff, while the close is recorded and the sequence publishes).",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120},
+		}, []string{"supervisor"}),
 	}
 }
 
-func (r reads) collectors() []prometheus.Collector { return []prometheus.Collector{r.skipped, r.held} }
+func (r reads) collectors() []prometheus.Collector {
+	return []prometheus.Collector{r.skipped, r.held, r.gap}
+}
+
+// ReadGap records how long a group did not read between two streams.
+func (m *Metrics) ReadGap(supervisor string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.reads.gap.WithLabelValues(supervisor).Observe(d.Seconds())
+}
 
 // Skipped counts n records passed for reason.
 func (m *Metrics) Skipped(supervisor, reason string, n int64) {

@@ -36,6 +36,10 @@ type ConsumeStreamInput struct {
 	// read), at most once per MinRun.
 	QuietAfter time.Duration
 	MinRun     time.Duration
+	// PreviousStopped is when the group's previous stream stopped reading
+	// (zero: none known): the gap to this stream's start is the group's
+	// read gap (handoff_read_gap_seconds).
+	PreviousStopped time.Time `json:",omitzero"`
 }
 
 // CloseTriggers is the open sequence as its group knows it when the stream
@@ -87,6 +91,8 @@ type ConsumeStreamResult struct {
 	// FirstRecordAt is when the stream read its first record (zero: none):
 	// the sequence's handoff by age counts from there.
 	FirstRecordAt time.Time `json:",omitzero"`
+	// StoppedAt is when the stream stopped reading.
+	StoppedAt time.Time `json:",omitzero"`
 	// Reason is why the stream returned: one of the Stream* constants.
 	Reason string
 }
