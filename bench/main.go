@@ -59,6 +59,12 @@ type options struct {
 	// The failover phase.
 	failoverKills int
 	failoverRate  float64
+	// The many phase.
+	many           int
+	manyPartitions int
+	manyRate       float64
+	manyHandoff    time.Duration
+	manyWindow     time.Duration
 
 	// The compaction phase.
 	compactMemLimit   string
@@ -87,11 +93,16 @@ func parseOptions(args []string) (options, error) {
 	var o options
 	var variantList, phases, handoffTables, marks string
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration,failover,compaction", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), failover (a worker holding streams SIGKILLed: time until its attempts run elsewhere and its groups read again), compaction (the backlog compacted from small segments, rollup off and re-rolled up; ingestion beside a compaction; the idle compaction workflow), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default), catalog (the Iceberg REST catalog's loadTable of a table with -catalog-snapshots snapshots, one at a time and in bursts; not in the default)")
+	fs.StringVar(&phases, "phases", "backlog,handoff,orchestration,failover,compaction", "phases to run, comma-separated: backlog (ceiling and pipeline), handoff (latency at -live-rate), orchestration (Temporal cost idle and at -steady-rate), failover (a worker holding streams SIGKILLed: time until its attempts run elsewhere and its groups read again), compaction (the backlog compacted from small segments, rollup off and re-rolled up; ingestion beside a compaction; the idle compaction workflow), tablegrowth (Iceberg table metadata after -growth-publishes publications; not in the default), catalog (the Iceberg REST catalog's loadTable of a table with -catalog-snapshots snapshots, one at a time and in bursts; not in the default), many (-many supervisors of one small topic each on one worker: read gaps at handoffs, CPU, memory and Temporal cost per supervisor; not in the default)")
 	fs.Int64Var(&o.events, "events", 2_000_000, "events in the backlog")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions of the topic")
 	fs.IntVar(&o.taskCount, "task-count", 2, "task groups (ioConfig.taskCount)")
 	fs.StringVar(&variantList, "variants", "off,off-no-table,on,off-txn,off-avro", "variants to drain the backlog with, comma-separated: off (rollup off), off-no-table (rollup off, ioConfig.icebergTable false), on (rollup on), off-txn (rollup off, the same events produced in transactions with aborted ones between, read committed), off-avro (rollup off, the same events as registry-framed Avro, schema from an in-process registry)")
+	fs.IntVar(&o.many, "many", 100, "many: supervisors on one worker, one topic each")
+	fs.IntVar(&o.manyPartitions, "many-partitions", 2, "many: partitions of each topic")
+	fs.Float64Var(&o.manyRate, "many-rate", 2, "many: events per second to each topic")
+	fs.DurationVar(&o.manyHandoff, "many-handoff", time.Minute, "many: each spec's intermediateHandoffPeriod")
+	fs.DurationVar(&o.manyWindow, "many-window", 3*time.Minute, "many: how long to measure once every supervisor runs")
 	fs.IntVar(&o.failoverKills, "failover-kills", 5, "failover: SIGKILLs with two workers, and as many with one (each restarted at once)")
 	fs.Float64Var(&o.failoverRate, "failover-rate", 1000, "failover: events per second of the producer")
 	fs.IntVar(&o.repeat, "repeat", 1, "runs of each variant, every other run in reverse order (off, off-no-table, on, on, off-no-table, off, ...): the table's cost compares the medians")
@@ -156,6 +167,8 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-steady-rate %v: want a positive rate", o.steadyRate)
 	case o.compactIdle < 0 || o.compactIdlePeriod < time.Second:
 		return options{}, fmt.Errorf("-compaction-idle %v -compaction-idle-period %v: want idle >= 0 and a period of 1s or more", o.compactIdle, o.compactIdlePeriod)
+	case o.many < 1 || o.manyPartitions < 1 || o.manyRate <= 0 || o.manyHandoff <= 0 || o.manyWindow <= 0:
+		return options{}, fmt.Errorf("-many %d -many-partitions %d -many-rate %v -many-handoff %v -many-window %v: want all positive", o.many, o.manyPartitions, o.manyRate, o.manyHandoff, o.manyWindow)
 	case o.repeat < 1:
 		return options{}, fmt.Errorf("-repeat %d: want at least 1", o.repeat)
 	case o.catalogPublishes < 1 || o.catalogSnapshots < o.catalogPublishes || o.catalogLoads < 1 || o.catalogBurst < 1 || o.catalogBursts < 1:

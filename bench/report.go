@@ -26,6 +26,9 @@ func printReport(w io.Writer, r result) {
 	if r.Orchestration != nil {
 		printOrchestration(w, *r.Orchestration)
 	}
+	if r.Many != nil {
+		printMany(w, *r.Many)
+	}
 	if r.Failover != nil {
 		printFailover(w, *r.Failover)
 	}

@@ -50,6 +50,8 @@ type result struct {
 	Orchestration *orchestrationResult `json:"orchestration,omitempty"`
 	// Failover is the failover phase (issue 35).
 	Failover *failoverResult `json:"failover,omitempty"`
+	// Many is the many phase (issue 37).
+	Many *manyResult `json:"many,omitempty"`
 	// Compaction is the compaction phase (issue 16).
 	Compaction *compactionResult `json:"compaction,omitempty"`
 	Wall       string            `json:"wall"`
@@ -119,7 +121,7 @@ func parseOnOff(flag, s string) ([]bool, error) {
 }
 
 // The phases of a run, in the order they run.
-var allPhases = []string{"backlog", "handoff", "orchestration", "failover", "compaction", "tablegrowth", "catalog"}
+var allPhases = []string{"backlog", "handoff", "orchestration", "failover", "compaction", "tablegrowth", "catalog", "many"}
 
 func parsePhases(s string) ([]string, error) {
 	var out []string
@@ -206,6 +208,14 @@ func run(ctx context.Context, o options) (result, error) {
 			return res, fmt.Errorf("failover: %w", err)
 		}
 		res.Failover = &r
+	}
+	if slices.Contains(o.phases, "many") {
+		logf("many: %d supervisors of one %d-partition topic each at %.1f events/s, handoffs every %v", o.many, o.manyPartitions, o.manyRate, o.manyHandoff)
+		r, err := runMany(ctx, s, o, tc)
+		if err != nil {
+			return res, fmt.Errorf("many: %w", err)
+		}
+		res.Many = &r
 	}
 	if slices.Contains(o.phases, "compaction") {
 		ends, err := ensureBacklog(ctx, s, o, &res)

@@ -20,10 +20,11 @@ import (
 // workerProc is a worker process started for one phase, so its memory and
 // CPU are its own.
 type workerProc struct {
-	cmd     *exec.Cmd
-	logPath string
-	done    chan struct{}
-	err     error
+	cmd        *exec.Cmd
+	logPath    string
+	metricsURL string // its Prometheus endpoint
+	done       chan struct{}
+	err        error
 }
 
 // startPhase gives one phase its own database (bench_<name>), a pool on
@@ -83,7 +84,7 @@ func startWorker(ctx context.Context, s *stack, o options, dbURL, dir, cpuProfil
 		log.Close()
 		return nil, fmt.Errorf("start worker %s: %w (run `make build`)", o.workerBin, err)
 	}
-	w := &workerProc{cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	w := &workerProc{cmd: cmd, logPath: logPath, metricsURL: "http://" + addr + "/metrics", done: make(chan struct{})}
 	go func() { w.err = cmd.Wait(); log.Close(); close(w.done) }()
 	if err := w.waitReady(ctx, "http://"+addr+"/readyz"); err != nil {
 		_ = w.stop()
