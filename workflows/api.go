@@ -98,6 +98,9 @@ type CheckpointRequest struct {
 	// NextSequenceID proposes the id of the next sequence, which the group
 	// already reads into (0: none proposed; taskgroup_early.go).
 	NextSequenceID int `json:"nextSequenceId,omitempty"`
+	// Progress is the group's progress report, sent with the request
+	// instead of as a signal of its own (nil from an older group).
+	Progress *GroupProgress `json:"progress,omitempty"`
 }
 
 // SetEndOffsets is the supervisor's answer to a CheckpointRequest: the

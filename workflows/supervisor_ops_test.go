@@ -1013,3 +1013,39 @@ func TestSupervisorTaskDurationRollover(t *testing.T) {
 	require.Equal(t, StateStopped, final.State, "generation 3's group-finished counts")
 	require.Empty(t, final.RecentErrors)
 }
+
+// A checkpoint request that carries its group's progress report counts it
+// as a progress signal would, and the next sequence takes the id the group
+// proposed (it already reads into it); a proposal below the supervisor's
+// own next id is not taken.
+func TestSupervisorTakesProgressAndNextIDFromARequest(t *testing.T) {
+	spec := testSpec()
+	o := newOpsHarness(t, spec)
+	o.discover = fixedDiscover([]domain.Partition{domain.P(0)}, domain.Offsets{domain.P(0): 500})
+	o.startOffsets = protocol.StartOffsetsResult{Offsets: domain.Offsets{domain.P(0): 100}, NextSequenceIDs: map[int]int{0: 7}}
+	o.signal(5*time.Second, SignalCheckpointRequest, CheckpointRequest{
+		Group: 0, Generation: 1, SequenceID: 7, Offsets: domain.Offsets{domain.P(0): 150}, Reason: ReasonHandoff, NextSequenceID: 12,
+		Progress: &GroupProgress{Group: 0, Generation: 1, Position: domain.Offsets{domain.P(0): 150}, ReadTotals: ReadTotals{Records: 50, Rows: 48, Unparseable: 2}, SequenceRows: map[int]int64{7: 48}},
+	})
+	o.signal(8*time.Second, SignalCheckpointRequest, CheckpointRequest{
+		Group: 0, Generation: 1, SequenceID: 12, Offsets: domain.Offsets{domain.P(0): 160}, Reason: ReasonHandoff, NextSequenceID: 3,
+	})
+	snaps := o.snapshots(6 * time.Second)
+	o.signal(20*time.Second, SignalStop, StopSignal{})
+	o.run()
+	require.NoError(t, o.env.GetWorkflowError())
+
+	st := snaps[6*time.Second]
+	require.Equal(t, ReadTotals{Records: 50, Rows: 48, Unparseable: 2}, st.Read)
+	require.Equal(t, domain.Offsets{domain.P(0): 150}, st.Current)
+	var answers []SetEndOffsets
+	for _, s := range o.signalsOf(0) {
+		if s.name == SignalSetEndOffsets {
+			answers = append(answers, s.setEnd)
+		}
+	}
+	require.Equal(t, []SetEndOffsets{
+		{SequenceID: 7, End: domain.Offsets{domain.P(0): 150}, NextSequenceID: 12},
+		{SequenceID: 12, End: domain.Offsets{domain.P(0): 160}, NextSequenceID: 13},
+	}, answers)
+}

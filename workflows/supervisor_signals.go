@@ -76,6 +76,9 @@ func (s *supervisor) resolve(g int, r GroupCheckpointResult) {
 // onCheckpointRequest records a sequence boundary and answers the group.
 // A repeated request for a sequence already closed gets the same answer.
 func (s *supervisor) onCheckpointRequest(ctx workflow.Context, m CheckpointRequest) {
+	if m.Progress != nil {
+		s.onProgress(ctx, *m.Progress)
+	}
 	rec, ok := s.c.Groups[m.Group]
 	if !ok || !rec.knows(m.Generation) {
 		return // from a generation that was replaced

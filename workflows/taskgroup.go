@@ -30,10 +30,11 @@ type taskGroup struct {
 	streamState                    // taskgroup_stream.go
 	earlyNextState                 // taskgroup_early.go
 
-	spread          bool       // the run records spreadHandoffVersion
-	report          ReadTotals // read since the last progress report
-	lastReportAt    time.Time
-	parseExceptions int64 // unparseable rows met, against maxParseExceptions
+	spread            bool       // the run records spreadHandoffVersion
+	progressInRequest bool       // the run records progressInRequestVersion
+	report            ReadTotals // read since the last progress report
+	lastReportAt      time.Time
+	parseExceptions   int64 // unparseable rows met, against maxParseExceptions
 }
 
 // groupSignals are the channels a task group listens on.
@@ -54,6 +55,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	g.asyncSignals = workflow.GetVersion(ctx, asyncSignalsChange, workflow.DefaultVersion, asyncSignalsVersion) >= asyncSignalsVersion
 	g.stream = workflow.GetVersion(ctx, streamConsumeChange, workflow.DefaultVersion, streamConsumeVersion) >= streamConsumeVersion
 	g.spread = workflow.GetVersion(ctx, spreadHandoffChange, workflow.DefaultVersion, spreadHandoffVersion) >= spreadHandoffVersion
+	g.progressInRequest = workflow.GetVersion(ctx, progressInRequestChange, workflow.DefaultVersion, progressInRequestVersion) >= progressInRequestVersion
 	// The early sequence needs streams, and a run that records it.
 	g.earlyOn = g.stream && workflow.GetVersion(ctx, earlyNextChange, workflow.DefaultVersion, earlyNextVersion) >= earlyNextVersion
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {

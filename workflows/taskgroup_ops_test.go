@@ -55,10 +55,18 @@ func (h *groupHarness) slowPublishes(d time.Duration) {
 	h.env.OnActivity(protocol.ActivityPublish, mock.Anything, mock.Anything).Return(h.topic.publish).After(d)
 }
 
+// progress is every progress report, sent alone or with a request.
 func (h *groupHarness) progress() []GroupProgress {
 	var out []GroupProgress
-	for _, e := range h.rec.filter(isSignal(SignalProgress)) {
-		out = append(out, e.arg.(GroupProgress))
+	for _, e := range h.rec.all() {
+		switch a := e.arg.(type) {
+		case GroupProgress:
+			out = append(out, a)
+		case CheckpointRequest:
+			if a.Progress != nil {
+				out = append(out, *a.Progress)
+			}
+		}
 	}
 	return out
 }

@@ -102,15 +102,23 @@ func (g *taskGroup) planRequest(ctx workflow.Context) {
 
 // request sends the request to close open at end.
 func (g *taskGroup) request(ctx workflow.Context, open *groupSequence, end domain.Offsets) {
-	g.reportProgress(ctx)
 	req := CheckpointRequest{
 		Group: g.in.Group, Generation: g.in.Generation, SequenceID: open.ID,
 		Offsets: end, Reason: g.wantClose,
+	}
+	if g.progressInRequest {
+		p := g.progress() // one signal instead of two
+		req.Progress = &p
+	} else {
+		g.reportProgress(ctx)
 	}
 	if g.early != nil {
 		req.NextSequenceID = g.early.ID
 	}
 	g.signalSupervisor(ctx, SignalCheckpointRequest, req)
+	if g.progressInRequest {
+		g.reported(ctx)
+	}
 	g.requested = true
 	if g.stream {
 		// Cancelled when the answer comes, so it costs no wake-up then.

@@ -63,15 +63,25 @@ func (g *taskGroup) flushSignals(ctx workflow.Context) {
 // reportProgress tells the supervisor the group's position, what it read
 // since the last report, and the rows of its unpublished sequences.
 func (g *taskGroup) reportProgress(ctx workflow.Context) {
+	g.signalSupervisor(ctx, SignalProgress, g.progress())
+	g.reported(ctx)
+}
+
+// progress is the group's progress report.
+func (g *taskGroup) progress() GroupProgress {
 	rows := map[int]int64{}
 	for _, s := range g.seqs {
 		rows[s.ID] = s.Rows
 	}
-	g.signalSupervisor(ctx, SignalProgress, GroupProgress{
+	return GroupProgress{
 		Group: g.in.Group, Generation: g.in.Generation, Position: g.pos.Clone(),
 		ReadTotals:   g.report,
 		SequenceRows: rows,
-	})
+	}
+}
+
+// reported starts the next report, once one was sent.
+func (g *taskGroup) reported(ctx workflow.Context) {
 	g.report, g.lastReportAt = ReadTotals{}, workflow.Now(ctx)
 	workflow.SetCurrentDetails(ctx, g.details())
 }

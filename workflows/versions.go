@@ -48,6 +48,11 @@ const (
 	// next sequence's id (taskgroup_early.go).
 	earlyNextChange                   = "early-next-sequence"
 	earlyNextVersion workflow.Version = 1
+
+	// progressInRequestChange: a task group sends its progress report with
+	// its checkpoint request, not as a signal before it.
+	progressInRequestChange                   = "progress-in-request"
+	progressInRequestVersion workflow.Version = 1
 )
 
 // The long-running design: orchestration costs history per piece of work,
