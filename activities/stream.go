@@ -19,14 +19,22 @@ import (
 	"handoff/internal/workload"
 )
 
-// How often a stream heartbeats: while it stages chunks, often enough that
-// status and the Temporal UI show where it is (the worker lets heartbeats
-// through this often: worker/modules.go); while its topic is quiet, just
-// often enough for its heartbeat timeout (2 minutes), so an idle group
-// costs the server little. Both also bound how long a cancellation takes to arrive.
+// How often a stream heartbeats. A heartbeat holds what the stream staged,
+// which a retry after a worker loss resumes from (what was staged after it
+// is read again): while the stream stages many records, every
+// busyHeartbeatEvery (the worker lets heartbeats through this often:
+// worker/modules.go), so little is read again; while it stages a few,
+// every slowHeartbeatEvery (a group at a few events a second costs about
+// 8,600 heartbeats a day, not 43,000); while its topic is quiet, just often
+// enough for its heartbeat timeout (2 minutes). Heartbeats are billed as
+// actions on Temporal Cloud. All bound how long a cancellation takes to
+// arrive (a group wakes its stream instead: WakeConsume).
 const (
 	busyHeartbeatEvery = 2 * time.Second
+	slowHeartbeatEvery = 10 * time.Second
 	idleHeartbeatEvery = 80 * time.Second
+	// busyRecords read since the last heartbeat make a stream busy.
+	busyRecords = 1000
 	streamTick         = 250 * time.Millisecond
 	// flushTimeout bounds staging the last chunk after the stream was
 	// asked to return.
@@ -66,6 +74,7 @@ type stream struct {
 	lastRecord   time.Time // when the latest record was read; zero: none yet
 	firstRecord  time.Time // when the first record was read; zero: none yet
 	dirty        bool      // staged something since the last heartbeat
+	beatRecords  int64     // records read as of the last heartbeat
 
 	mu          sync.Mutex
 	reason      string
@@ -223,7 +232,7 @@ func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-ch
 				s.stopWith(protocol.StreamMaxRun, stop)
 				return nil
 			}
-			if ((s.dirty || s.heldMoved()) && now.Sub(s.lastBeat) >= busyHeartbeatEvery) || now.Sub(s.lastBeat) >= idleHeartbeatEvery {
+			if s.beatDue(now) {
 				s.heartbeat(ctx)
 			}
 		}
@@ -401,6 +410,32 @@ func (s *stream) handoffDue() time.Time {
 	}
 }
 
+// beatDue: a heartbeat is due (see busyHeartbeatEvery).
+func (s *stream) beatDue(now time.Time) bool {
+	since := now.Sub(s.lastBeat)
+	switch {
+	case since >= idleHeartbeatEvery:
+		return true
+	case s.heldMoved():
+		return since >= busyHeartbeatEvery
+	case !s.dirty:
+		return false
+	case s.readRecords()-s.beatRecords >= busyRecords:
+		return since >= busyHeartbeatEvery
+	default:
+		return since >= slowHeartbeatEvery
+	}
+}
+
+// readRecords is how many records the stream has read, staged or not.
+func (s *stream) readRecords() int64 {
+	n := s.res.Records
+	if s.chunk != nil {
+		n += s.chunk.records
+	}
+	return n
+}
+
 // quiet: the stream read something, then nothing for QuietAfter, and ran
 // for MinRun.
 func (s *stream) quiet(now time.Time) bool {
@@ -415,7 +450,7 @@ func (s *stream) heartbeat(ctx context.Context) {
 	}
 	b := s.beat(state)
 	activity.RecordHeartbeat(ctx, b)
-	s.lastBeat, s.dirty = time.Now(), false
+	s.lastBeat, s.dirty, s.beatRecords = time.Now(), false, s.readRecords()
 	if s.a.Metrics != nil {
 		s.a.Metrics.Offsets(s.in.Spec.ID, lagview.Input{Current: b.Offsets})
 	}

@@ -100,7 +100,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&variantList, "variants", "off,off-no-table,on,off-txn,off-avro", "variants to drain the backlog with, comma-separated: off (rollup off), off-no-table (rollup off, ioConfig.icebergTable false), on (rollup on), off-txn (rollup off, the same events produced in transactions with aborted ones between, read committed), off-avro (rollup off, the same events as registry-framed Avro, schema from an in-process registry)")
 	fs.IntVar(&o.many, "many", 100, "many: supervisors on one worker, one topic each")
 	fs.IntVar(&o.manyPartitions, "many-partitions", 2, "many: partitions of each topic")
-	fs.Float64Var(&o.manyRate, "many-rate", 2, "many: events per second to each topic")
+	fs.Float64Var(&o.manyRate, "many-rate", 2, "many: events per second to each topic (0: idle topics)")
 	fs.DurationVar(&o.manyHandoff, "many-handoff", time.Minute, "many: each spec's intermediateHandoffPeriod")
 	fs.DurationVar(&o.manyWindow, "many-window", 3*time.Minute, "many: how long to measure once every supervisor runs")
 	fs.IntVar(&o.failoverKills, "failover-kills", 5, "failover: SIGKILLs with two workers, and as many with one (each restarted at once)")
@@ -167,8 +167,8 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-steady-rate %v: want a positive rate", o.steadyRate)
 	case o.compactIdle < 0 || o.compactIdlePeriod < time.Second:
 		return options{}, fmt.Errorf("-compaction-idle %v -compaction-idle-period %v: want idle >= 0 and a period of 1s or more", o.compactIdle, o.compactIdlePeriod)
-	case o.many < 1 || o.manyPartitions < 1 || o.manyRate <= 0 || o.manyHandoff <= 0 || o.manyWindow <= 0:
-		return options{}, fmt.Errorf("-many %d -many-partitions %d -many-rate %v -many-handoff %v -many-window %v: want all positive", o.many, o.manyPartitions, o.manyRate, o.manyHandoff, o.manyWindow)
+	case o.many < 1 || o.manyPartitions < 1 || o.manyRate < 0 || o.manyHandoff <= 0 || o.manyWindow <= 0:
+		return options{}, fmt.Errorf("-many %d -many-partitions %d -many-rate %v -many-handoff %v -many-window %v: want a rate of 0 (idle) or more and the rest positive", o.many, o.manyPartitions, o.manyRate, o.manyHandoff, o.manyWindow)
 	case o.repeat < 1:
 		return options{}, fmt.Errorf("-repeat %d: want at least 1", o.repeat)
 	case o.catalogPublishes < 1 || o.catalogSnapshots < o.catalogPublishes || o.catalogLoads < 1 || o.catalogBurst < 1 || o.catalogBursts < 1:

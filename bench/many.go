@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +19,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"golang.org/x/sync/errgroup"
 
@@ -58,13 +62,16 @@ type manyResult struct {
 	Handoffs int64 `json:"handoffs"`
 	// History counts the events written in the window, of the supervisors
 	// and of their groups.
-	History                 int64   `json:"historyEvents"`
-	SupervisorHistory       int64   `json:"supervisorHistoryEvents"`
-	HistoryPerHandoff       float64 `json:"historyEventsPerHandoff"`
-	HistoryPerSupervisorDay float64 `json:"historyEventsPerSupervisorPerDay"`
-	HeartbeatsPerGroupDay   float64 `json:"heartbeatsPerGroupPerDay"`
-	Events                  int64   `json:"events"` // produced, each counted once in its datasource
-	ExactDatasources        int     `json:"exactDatasources"`
+	History           int64 `json:"historyEvents"`
+	SupervisorHistory int64 `json:"supervisorHistoryEvents"`
+	// ByType counts them by workflow ("supervisor" or "group") and event
+	// type (signals by name).
+	ByType                  map[string]int64 `json:"historyByType"`
+	HistoryPerHandoff       float64          `json:"historyEventsPerHandoff"`
+	HistoryPerSupervisorDay float64          `json:"historyEventsPerSupervisorPerDay"`
+	HeartbeatsPerGroupDay   float64          `json:"heartbeatsPerGroupPerDay"`
+	Events                  int64            `json:"events"` // produced, each counted once in its datasource
+	ExactDatasources        int              `json:"exactDatasources"`
 }
 
 func manySpec(base domain.Spec, i int, o options) (domain.Spec, error) {
@@ -108,6 +115,9 @@ func runMany(ctx context.Context, s *stack, o options, tc client.Client) (manyRe
 	var produceErr error
 	var mu sync.Mutex
 	for i, spec := range specs {
+		if o.manyRate == 0 {
+			break // idle topics
+		}
 		produced.Go(func() {
 			_, err := eventgen.New(spec.ID, uint64(i+1)).Produce(pctx, s.brokers, spec.IOConfig.Topic, o.manyRate, 0, false)
 			if err != nil && pctx.Err() == nil {
@@ -315,9 +325,15 @@ func (r *manyResult) countHistory(ctx context.Context, tc client.Client, specs [
 					continue
 				}
 				r.History++
+				who := "group"
 				if !isGroupWorkflow(run.workflowID) {
 					r.SupervisorHistory++
+					who = "supervisor"
 				}
+				if r.ByType == nil {
+					r.ByType = map[string]int64{}
+				}
+				r.ByType[who+" "+eventName(e)]++
 			}
 		}
 	}
@@ -326,6 +342,22 @@ func (r *manyResult) countHistory(ctx context.Context, tc client.Client, specs [
 	}
 	r.HistoryPerSupervisorDay = float64(r.History) / float64(len(specs)) / to.Sub(from).Seconds() * 86400
 	return nil
+}
+
+// eventName names a history event by its type, and a signal or a signal
+// sent by its name.
+func eventName(e *historypb.HistoryEvent) string {
+	name := strings.TrimPrefix(e.GetEventType().String(), "EVENT_TYPE_")
+	if a := e.GetWorkflowExecutionSignaledEventAttributes(); a != nil {
+		name += " " + a.GetSignalName()
+	}
+	if a := e.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil {
+		name += " " + a.GetSignalName()
+	}
+	if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+		name += " " + a.GetActivityType().GetName()
+	}
+	return strings.ToLower(name)
 }
 
 // scrapeHistogram reads one histogram (summed over its labels) from a
@@ -454,6 +486,12 @@ func printMany(w io.Writer, r manyResult) {
 	fmt.Fprintf(w, "| handoffs in the window | %d |\n", r.Handoffs)
 	fmt.Fprintf(w, "| history in the window | %d events (supervisors %d, groups %d): %.1f per handoff |\n", r.History, r.SupervisorHistory, r.History-r.SupervisorHistory, r.HistoryPerHandoff)
 	fmt.Fprintf(w, "| history per supervisor and day | %.0f events |\n", r.HistoryPerSupervisorDay)
+	types := slices.SortedFunc(maps.Keys(r.ByType), func(a, b string) int { return cmp.Compare(r.ByType[b], r.ByType[a]) })
+	for _, t := range types {
+		if r.Handoffs > 0 {
+			fmt.Fprintf(w, "| · %s | %.2f per handoff |\n", t, float64(r.ByType[t])/float64(r.Handoffs))
+		}
+	}
 	fmt.Fprintf(w, "| heartbeats per group and day | %.0f |\n", r.HeartbeatsPerGroupDay)
 	fmt.Fprintf(w, "| exact datasources | %d of %d (%d events) |\n", r.ExactDatasources, r.Supervisors, r.Events)
 }

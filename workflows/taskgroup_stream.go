@@ -128,10 +128,13 @@ func (g *taskGroup) onStreamed(ctx workflow.Context, f workflow.Future) {
 		keys = append(keys, c.Key)
 	}
 	g.took(ctx, res.To, keys, ReadTotals{Records: res.Records, Rows: res.Rows, Unparseable: res.Unparseable, ThrownAway: res.ThrownAway, NoValue: res.NoValue, Markers: res.Markers, Aborted: res.Aborted}, res.Bytes, res.FirstRecordAt)
-	if res.Records > 0 && workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
+	r := closeReason(res.Reason)
+	// A stream that returns at a handoff trigger is followed by the
+	// checkpoint request, which carries the report.
+	carried := g.progressInRequest && r != ""
+	if res.Records > 0 && !carried && workflow.Now(ctx).Sub(g.lastReportAt) >= g.in.Spec.IOConfig.Period.D() {
 		g.reportProgress(ctx) // after a burst: streams return at most once a period unless there is work
 	}
-	r := closeReason(res.Reason)
 	switch {
 	case r == "":
 	case g.early != nil && g.consumeSeq == g.early.ID:

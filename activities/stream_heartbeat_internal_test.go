@@ -1,0 +1,29 @@
+package activities
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A stream that stages a few records heartbeats every 10 s, one that
+// stages many every 2 s, a quiet one every 80 s.
+func TestStreamHeartbeatsBySpeed(t *testing.T) {
+	last := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	s := &stream{lastBeat: last}
+	require.False(t, s.beatDue(last.Add(30*time.Second)), "nothing staged")
+	require.True(t, s.beatDue(last.Add(idleHeartbeatEvery)), "quiet: kept alive")
+
+	s.dirty, s.res.Records = true, 40 // a few events a second
+	require.False(t, s.beatDue(last.Add(3*time.Second)))
+	require.True(t, s.beatDue(last.Add(slowHeartbeatEvery)))
+
+	s.res.Records = busyRecords // busy
+	require.False(t, s.beatDue(last.Add(time.Second)))
+	require.True(t, s.beatDue(last.Add(busyHeartbeatEvery)))
+
+	s.beatRecords = s.res.Records // as of the last heartbeat
+	s.res.Records += 10
+	require.False(t, s.beatDue(last.Add(busyHeartbeatEvery)), "few since the last heartbeat")
+}
