@@ -35,7 +35,7 @@ const (
 	idleHeartbeatEvery = 80 * time.Second
 	// busyRecords read since the last heartbeat make a stream busy.
 	busyRecords = 1000
-	streamTick         = 250 * time.Millisecond
+	streamTick  = 250 * time.Millisecond
 	// flushTimeout bounds staging the last chunk after the stream was
 	// asked to return.
 	flushTimeout = 2 * time.Minute
