@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,10 @@ type manyResult struct {
 	WorkerCPUPerSupervisor   float64 `json:"workerCpuPercentPerSupervisor"`
 	TemporalCPUPerSupervisor float64 `json:"temporalCpuPercentPerSupervisor"`
 	WorkerRSSMiB             float64 `json:"workerRssMiB"`
-	RSSPerSupervisorMiB      float64 `json:"rssMiBPerSupervisor"`
+	// KafkaConnections are the worker's connections to the broker at the
+	// window's end.
+	KafkaConnections    int     `json:"kafkaConnections"`
+	RSSPerSupervisorMiB float64 `json:"rssMiBPerSupervisor"`
 	// Handoffs are the sequences published in the window; history and
 	// heartbeats are per handoff and per supervisor and day.
 	Handoffs int64 `json:"handoffs"`
@@ -274,6 +278,7 @@ type manyPoint struct {
 	at                    time.Time
 	workerCPU, serverCPU  float64 // seconds
 	rssBytes              int64
+	conns                 int
 	gaps                  *dto.Histogram
 	heartbeats, published int64
 }
@@ -289,6 +294,12 @@ func manySnapshot(ctx context.Context, s *stack, w *workerProc, pool *pgxpool.Po
 	}
 	if p.rssBytes, err = residentRSS(w.pid()); err != nil {
 		return p, err
+	}
+	if _, port, ok := strings.Cut(s.brokers[0], ":"); ok {
+		n, _ := strconv.Atoi(port)
+		if p.conns, err = tcpConnections(w.pid(), n); err != nil {
+			return p, err
+		}
 	}
 	if p.gaps, err = scrapeHistogram(ctx, w.metricsURL, "handoff_read_gap_seconds"); err != nil {
 		return p, err
@@ -308,6 +319,7 @@ func (r *manyResult) setWindow(a, z manyPoint, n int) {
 	r.TemporalCPUPerSupervisor = 100 * (z.serverCPU - a.serverCPU) / secs / float64(n)
 	r.WorkerRSSMiB = float64(z.rssBytes) / (1 << 20)
 	r.RSSPerSupervisorMiB = r.WorkerRSSMiB / float64(n)
+	r.KafkaConnections = z.conns
 	r.Handoffs = z.published - a.published
 	if a.heartbeats >= 0 && z.heartbeats >= 0 {
 		r.HeartbeatsPerGroupDay = float64(z.heartbeats-a.heartbeats) / secs * 86400 / float64(n)
@@ -504,6 +516,7 @@ func printMany(w io.Writer, r manyResult) {
 	fmt.Fprintf(w, "| worker CPU per supervisor | %.3f %% of a core |\n", r.WorkerCPUPerSupervisor)
 	fmt.Fprintf(w, "| Temporal server CPU per supervisor | %.3f %% of a core |\n", r.TemporalCPUPerSupervisor)
 	fmt.Fprintf(w, "| worker RSS | %.0f MiB (%.2f MiB per supervisor) |\n", r.WorkerRSSMiB, r.RSSPerSupervisorMiB)
+	fmt.Fprintf(w, "| worker connections to the broker | %d |\n", r.KafkaConnections)
 	fmt.Fprintf(w, "| handoffs in the window | %d |\n", r.Handoffs)
 	fmt.Fprintf(w, "| history in the window | %d events (supervisors %d, groups %d): %.1f per handoff |\n", r.History, r.SupervisorHistory, r.History-r.SupervisorHistory, r.HistoryPerHandoff)
 	fmt.Fprintf(w, "| history per supervisor and day | %.0f events |\n", r.HistoryPerSupervisorDay)

@@ -59,3 +59,38 @@ func statusKB(pid int, field string) (int64, error) {
 	}
 	return 0, fmt.Errorf("/proc/%d/status: no %s", pid, field)
 }
+
+// tcpConnections counts the process's established TCP connections to the
+// given remote port (IPv4 and IPv6), from /proc/<pid>/fd and /proc/net.
+func tcpConnections(pid int, port int) (int, error) {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return 0, err
+	}
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err == nil && strings.HasPrefix(l, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	n := 0
+	for _, table := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
+		if err != nil {
+			continue
+		}
+		for line := range strings.Lines(string(b)) {
+			f := strings.Fields(line)
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			if len(f) < 10 || f[3] != "01" || !inodes[f[9]] {
+				continue
+			}
+			_, hexPort, ok := strings.Cut(f[2], ":")
+			if p, err := strconv.ParseInt(hexPort, 16, 32); ok && err == nil && int(p) == port {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
