@@ -27,6 +27,10 @@ type Config struct {
 	// Renew is how often the lease is renewed and the others' checked.
 	// Default 1s.
 	Renew time.Duration
+	// LateSweepEvery and LateSweepFor: after a takeover, the dead worker is
+	// taken over again this often for this long (late.go). Defaults 5s and
+	// 75s.
+	LateSweepEvery, LateSweepFor time.Duration
 }
 
 // Defaults of Config.
@@ -41,6 +45,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Renew <= 0 {
 		c.Renew = DefaultRenew
+	}
+	if c.LateSweepEvery <= 0 {
+		c.LateSweepEvery = 5 * time.Second
+	}
+	if c.LateSweepFor <= 0 {
+		c.LateSweepFor = 75 * time.Second
 	}
 	return c
 }
@@ -74,6 +84,8 @@ type Holder struct {
 	written        uint64    // the registry version the row lists (0: none yet)
 	connectedSince time.Time // since when every renewal succeeded (zero: the last failed)
 	stats          Stats
+
+	late []lateSweep // dead workers taken over again for a while (late.go); Run's goroutine only
 }
 
 // Stats counts what a holder did, for the status page and tests.
@@ -167,6 +179,7 @@ func (h *Holder) tick(ctx context.Context) {
 	if err := h.reap(ctx); err != nil && ctx.Err() == nil {
 		h.log.Warn("take over dead workers", "error", err)
 	}
+	h.sweepLate(ctx)
 }
 
 // settled: every renewal succeeded for settleAfter, so every live worker

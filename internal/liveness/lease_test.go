@@ -189,3 +189,32 @@ func TestLeaseListsRunningActivities(t *testing.T) {
 	require.Eventually(t, func() bool { return !strings.Contains(listed(), "Publish") }, 5*time.Second, 20*time.Millisecond)
 	require.JSONEq(t, `[{"workflowId":"w","runId":"r"}]`, listed(), "the run it served stays listed a while")
 }
+
+// A dead worker is taken over again for a while after its takeover: its
+// long polls outlive it, and attempts the server hands them start there.
+// Once its identity holds a live lease again (it was paused and resumed),
+// that stops.
+func TestDeadWorkerIsTakenOverAgainUntilItIsBack(t *testing.T) {
+	t.Parallel()
+	pool := leasePool(t)
+	var tkA, tkB takeovers
+	cfgB := fastConfig("b")
+	cfgB.LateSweepEvery, cfgB.LateSweepFor = 200*time.Millisecond, time.Minute
+	a, _ := holder(t, pool, fastConfig("a"), NewRegistry(), &tkA)
+	b, _ := holder(t, pool, cfgB, NewRegistry(), &tkB)
+	require.Eventually(t, func() bool { return a.Stats().Renewals > 3 && b.settled() }, 10*time.Second, 20*time.Millisecond)
+
+	a.mu.Lock() // a pauses
+	wake := sync.OnceFunc(a.mu.Unlock)
+	t.Cleanup(wake) // before a's holder stops, should the test fail while a is paused
+	require.Eventually(t, func() bool { return len(tkB.all()) >= 3 }, 10*time.Second, 20*time.Millisecond, "taken over, then again")
+	for _, l := range tkB.all() {
+		require.Equal(t, "a@host@", l.Identity)
+	}
+	wake() // it wakes and writes its lease again
+	require.Eventually(t, func() bool { return leaseCount(t, pool, "a") == 1 }, 5*time.Second, 20*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // a sweep that had begun ends
+	n := len(tkB.all())
+	time.Sleep(time.Second)
+	require.Equal(t, n, len(tkB.all()), "not taken over once it is back")
+}

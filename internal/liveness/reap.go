@@ -24,6 +24,7 @@ func (h *Holder) reap(ctx context.Context) error {
 		h.log.Warn("took over a dead worker's activities", "worker", lost.Identity, "lease", lost.WorkerID,
 			"why", lost.Why, "lastRenewed", lost.LastSeen, "listed", len(lost.Activities),
 			"failed", len(t.Failed), "unlisted", t.Unlisted, "swept", t.Swept)
+		h.watchLate(lost) // late.go
 	}
 	return nil
 }
