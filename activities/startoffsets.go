@@ -23,6 +23,11 @@ func (a *Activities) StartOffsets(ctx context.Context, in protocol.StartOffsetsI
 	if err != nil {
 		return protocol.StartOffsetsResult{}, err
 	}
+	if in.DropStaging {
+		if err := a.dropStaging(ctx, in.SupervisorID); err != nil {
+			return protocol.StartOffsetsResult{}, err
+		}
+	}
 	out := domain.Offsets{}
 	for _, p := range parts {
 		switch {

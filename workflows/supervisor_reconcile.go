@@ -107,11 +107,18 @@ func (s *supervisor) unhealthy(ctx workflow.Context, err error) {
 }
 
 func (s *supervisor) startOffsets(ctx workflow.Context) (protocol.StartOffsetsResult, error) {
+	return s.startOffsetsDropping(ctx, false)
+}
+
+// startOffsetsDropping is startOffsets that, with drop, first deletes the
+// supervisor's staging: the groups are laid out afresh.
+func (s *supervisor) startOffsetsDropping(ctx workflow.Context, drop bool) (protocol.StartOffsetsResult, error) {
 	actx := workflow.WithActivityOptions(ctx, supervisorOptions)
 	var res protocol.StartOffsetsResult
 	err := workflow.ExecuteActivity(actx, protocol.ActivityStartOffsets, protocol.StartOffsetsInput{
 		SupervisorID: s.spec.ID, DataSource: s.spec.DataSchema.DataSource,
 		Topic: s.sourceTopic(), TopicPattern: s.sourcePattern(), UseEarliestOffset: s.spec.IOConfig.UseEarliestOffset,
+		DropStaging: drop,
 	}).Get(ctx, &res)
 	return res, err
 }
@@ -134,7 +141,7 @@ func (s *supervisor) recordSpecChange(ctx workflow.Context, spec domain.Spec, in
 // group's first sequence where Postgres (or, on first run, Kafka) says to
 // start. Sequence ids continue after the highest one ever published.
 func (s *supervisor) layOutGroups(ctx workflow.Context) error {
-	res, err := s.startOffsets(ctx)
+	res, err := s.startOffsetsDropping(ctx, true)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,9 @@ type StartOffsetsInput struct {
 	Topic             string
 	TopicPattern      string `json:",omitempty"`
 	UseEarliestOffset bool
+	// DropStaging deletes the supervisor's staging first: its groups are
+	// laid out afresh, none holds a sequence (activities/staging_drop.go).
+	DropStaging bool `json:",omitempty"`
 }
 
 // StartOffsetsResult has a start offset for every partition of the topic and
