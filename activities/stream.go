@@ -72,7 +72,6 @@ type stream struct {
 	started      time.Time
 	lastBeat     time.Time
 	lastRecord   time.Time // when the latest record was read; zero: none yet
-	firstRecord  time.Time // when the first record was read; zero: none yet
 	dirty        bool      // staged something since the last heartbeat
 	beatRecords  int64     // records read as of the last heartbeat
 
@@ -248,8 +247,8 @@ func (s *stream) add(ctx context.Context, b batch) error {
 	now := time.Now()
 	if len(b.res.Records) > 0 {
 		s.lastRecord = now
-		if s.firstRecord.IsZero() {
-			s.firstRecord, s.res.FirstRecordAt = now, now
+		if s.res.FirstRecordAt.IsZero() {
+			s.res.FirstRecordAt = now
 		}
 	}
 	budget := int64(s.in.Spec.TuningConfig.MaxRecordsPerChunk)
@@ -378,11 +377,10 @@ func (s *stream) trigger(now time.Time) string {
 	}
 	tc := s.in.Spec.TuningConfig
 	rows := t.Rows + s.res.Rows
-	read := s.res.Records
 	if s.chunk != nil {
 		rows += int64(s.chunk.buf.Len())
-		read += s.chunk.records
 	}
+	read := s.readRecords()
 	switch {
 	case rows >= tc.MaxRowsPerSegment:
 		return protocol.StreamMaxRows
@@ -406,7 +404,7 @@ func (s *stream) handoffDue() time.Time {
 	case t.Progressed:
 		return t.HandoffAt
 	default:
-		return domain.HandoffDue(s.firstRecord, period, t.Phase)
+		return domain.HandoffDue(s.res.FirstRecordAt, period, t.Phase)
 	}
 }
 

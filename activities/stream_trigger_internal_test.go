@@ -29,7 +29,7 @@ func TestStreamHandoffByAgeFollowsTheGroupsPhase(t *testing.T) {
 
 	idle := newStream(protocol.CloseTriggers{Spread: true, Phase: phase})
 	require.Empty(t, idle.trigger(first.Add(time.Hour)), "nothing read: no handoff by age")
-	idle.firstRecord, idle.res.Records = first, 1
+	idle.res.FirstRecordAt, idle.res.Records = first, 1
 	due := domain.HandoffDue(first, period, phase)
 	require.Equal(t, first.Add(80*time.Second), due) // 10:11:20, the first phase point 30 s on
 	require.Empty(t, idle.trigger(first), "not at the first record")

@@ -31,10 +31,13 @@ func (h *Holder) sweepLate(ctx context.Context) {
 	now := time.Now()
 	kept := h.late[:0]
 	for _, l := range h.late {
-		if now.After(l.until) || h.back(ctx, l.lost.Identity) {
+		if now.After(l.until) {
 			continue
 		}
 		if !now.Before(l.next) {
+			if h.back(ctx, l.lost.Identity) {
+				continue
+			}
 			l.next = now.Add(h.cfg.LateSweepEvery)
 			t, err := h.takeOver(ctx, l.lost)
 			switch {
