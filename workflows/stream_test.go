@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -93,6 +94,24 @@ func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) proto
 	return g
 }
 
+// publishes makes every Publish record its input (and publish the
+// sequence's offsets as rows); the function returns those so far.
+func (g *streamGroup) publishes() func() []protocol.PublishInput {
+	var got []protocol.PublishInput
+	g.env.OnActivity(protocol.ActivityPublish, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in protocol.PublishInput) (protocol.PublishResult, error) {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			got = append(got, in)
+			return protocol.PublishResult{SegmentIDs: []string{"seg"}, Rows: in.End.Sum() - in.Start.Sum()}, nil
+		})
+	return func() []protocol.PublishInput {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return slices.Clone(got)
+	}
+}
+
 func quietGroupInput() TaskGroupInput {
 	return TaskGroupInput{
 		Spec: testSpec(), Group: 0, Generation: 1, Partitions: []domain.Partition{domain.P(0), domain.P(1)},
@@ -158,14 +177,7 @@ func TestStreamedCheckpointWakesTheStreamAndPublishes(t *testing.T) {
 		}
 	}
 	g := newStreamGroup(t, read, time.Minute)
-	var published []protocol.PublishInput
-	g.env.OnActivity(protocol.ActivityPublish, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in protocol.PublishInput) (protocol.PublishResult, error) {
-			mu.Lock()
-			published = append(published, in)
-			mu.Unlock()
-			return protocol.PublishResult{SegmentIDs: []string{"seg"}, Rows: 100}, nil
-		})
+	publishes := g.publishes()
 	g.env.RegisterDelayedCallback(func() { g.env.SignalWorkflow(SignalGroupCheckpoint, GroupCheckpoint{Reason: ReasonUser}) }, 30*time.Second)
 	g.env.RegisterDelayedCallback(func() { g.env.SignalWorkflow(SignalGroupStop, nil) }, 10*time.Minute)
 	g.env.ExecuteWorkflow(TaskGroupWorkflowName, quietGroupInput())
@@ -173,6 +185,7 @@ func TestStreamedCheckpointWakesTheStreamAndPublishes(t *testing.T) {
 	require.NoError(t, g.env.GetWorkflowError())
 
 	require.NotEmpty(t, g.wakes, "the checkpoint wakes the stream")
+	published := publishes()
 	require.NotEmpty(t, published)
 	first := published[0]
 	assert.Equal(t, domain.Offsets{domain.P(0): 0, domain.P(1): 0}, first.Start)
