@@ -260,3 +260,47 @@ func TestRecycleKeepsUnrecycledFetchesIntact(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("value-%02d", i), string(r.Value))
 	}
 }
+
+// A fetch parked at an open transaction's last stable offset with a long
+// wait (a stream's quiet partition waits up to 4 s) is answered when the
+// transaction ends, not when the wait runs out: committed, its records;
+// aborted, the plain record behind it. Compressed batches too.
+func TestParkedFetchAnswersWhenTheTransactionEnds(t *testing.T) {
+	t.Parallel()
+	const wait = 4 * time.Second
+	for _, commit := range []bool{true, false} {
+		t.Run(fmt.Sprintf("commit=%v", commit), func(t *testing.T) {
+			t.Parallel()
+			b, c := txnFixture(t, "parked")
+			a := txnClient(t, b, "parked", "a", kgo.ZstdCompression())
+			plain := txnClient(t, b, "parked", "", kgo.Lz4Compression())
+			send(t, plain, "p0", "p1")
+			require.NoError(t, a.BeginTransaction())
+			send(t, a, "a1", "a2")
+			send(t, plain, "p2")
+
+			how := map[bool]kgo.TransactionEndTry{true: kgo.TryCommit, false: kgo.TryAbort}[commit]
+			ended := make(chan error, 1)
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				ended <- a.EndTransaction(ctxT(t), how)
+			}()
+			began := time.Now()
+			res, err := c.Fetch(ctxT(t), kafka.FetchRequest{Topic: "parked", Partition: 0, Offset: 2, MaxBytes: 1 << 20, MaxWait: wait, Isolation: kafka.ReadCommitted})
+			took := time.Since(began)
+			require.NoError(t, <-ended)
+			require.NoError(t, err)
+			defer res.Recycle()
+			var got []string
+			for _, r := range res.Records {
+				got = append(got, string(r.Value))
+			}
+			want := []string{"p2"}
+			if commit {
+				want = []string{"a1", "a2", "p2"}
+			}
+			require.Equal(t, want, got)
+			require.Less(t, took, wait/2, "answered when the transaction ended, not after the wait")
+		})
+	}
+}
