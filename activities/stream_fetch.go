@@ -19,7 +19,9 @@ import (
 // fetch that found none up to fetchWaitIdle. The broker answers as soon as
 // a record arrives, so the wait costs no latency; it sets how often a quiet
 // partition is asked (4 times a second at first, once every 4 s when
-// idle). A stream asked to return does not wait for a fetch in flight.
+// idle). Every partition a worker reads is asked in the same request as
+// the others on its broker (kafka.Client.Follow). A stream asked to return
+// does not wait for a fetch in flight.
 const (
 	fetchWait     = 250 * time.Millisecond
 	fetchWaitIdle = 4 * time.Second
@@ -50,17 +52,19 @@ func (s *stream) fetchAll(ctx context.Context) (<-chan batch, func() error) {
 
 // fetchPartition reads one partition from offset, at the spec's isolation
 // level, sending on every fetch that read records or passed markers or
-// aborted records (whose end the chunk must take).
+// aborted records (whose end the chunk must take). Fetches that moved
+// nothing only tell the partition's ends (saw).
 func (s *stream) fetchPartition(ctx context.Context, p domain.Partition, offset int64, out chan<- batch) error {
 	stop, bounded := s.in.Until[p]
-	topic := s.in.Spec.IOConfig.TopicOf(p)
+	if bounded && offset >= stop {
+		return nil
+	}
 	iso := kafka.IsolationOf(s.in.Spec.IOConfig)
-	wait := fetchWait
+	feed := s.a.Kafka.Follow(kafka.FetchRequest{Topic: s.in.Spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: offset, Stop: stop,
+		MaxBytes: fetchMaxBytes, MaxWait: fetchWait, IdleWait: fetchWaitIdle, Isolation: iso})
+	defer feed.Close()
 	for {
-		if bounded && offset >= stop {
-			return nil
-		}
-		res, err := s.a.Kafka.Fetch(ctx, kafka.FetchRequest{Topic: topic, Partition: p.Partition, Offset: offset, Stop: stop, MaxBytes: fetchMaxBytes, MaxWait: wait, Isolation: iso})
+		res, err := feed.Next(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -71,16 +75,19 @@ func (s *stream) fetchPartition(ctx context.Context, p domain.Partition, offset 
 		s.saw(p, res, iso)
 		if res.Next == offset {
 			res.Recycle()
-			if ctx.Err() != nil {
+			if bounded && offset >= stop {
 				return nil
 			}
-			wait = min(2*wait, fetchWaitIdle)
 			continue
 		}
-		offset, wait = res.Next, fetchWait
+		offset = res.Next
 		select {
 		case out <- batch{partition: p, res: res}:
 		case <-ctx.Done():
+			res.Recycle()
+			return nil
+		}
+		if bounded && offset >= stop {
 			return nil
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -22,6 +23,10 @@ type Client struct {
 	c         *kafkago.Client
 	transport *kafkago.Transport // fetches go through it too
 	auth      auth               // explains connection errors
+
+	fetcher     *fetcher // reads the partitions followed (Follow)
+	leaderCache leaderCache
+	fetches     atomic.Int64 // Fetch requests sent
 }
 
 // Option configures New.
@@ -49,13 +54,15 @@ func New(brokers []string, opts ...Option) (*Client, error) {
 	// An own transport, so refresh drops only this client's metadata cache.
 	t := &kafkago.Transport{TLS: tc, SASL: mech, ClientID: "handoff", DialTimeout: 10 * time.Second}
 	addr := kafkago.TCP(brokers...)
-	return &Client{
+	c := &Client{
 		brokers:   brokers,
 		addr:      addr,
 		c:         &kafkago.Client{Addr: addr, Timeout: 30 * time.Second, Transport: t},
 		transport: t,
 		auth:      authOf(sec),
-	}, nil
+	}
+	c.fetcher = newFetcher(c)
+	return c, nil
 }
 
 // Close closes the client's idle connections.

@@ -11,7 +11,6 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/protocol"
-	fetchapi "github.com/segmentio/kafka-go/protocol/fetch"
 )
 
 // Record is one message read from a partition. A nil Value is a null value
@@ -40,6 +39,10 @@ type FetchRequest struct {
 	MaxWait  time.Duration
 	// Isolation is read committed unless set otherwise.
 	Isolation Isolation
+	// IdleWait, when above MaxWait, is how long a Feed's wait grows to:
+	// it doubles after each answer that found nothing, and is MaxWait
+	// again after one that moved.
+	IdleWait time.Duration
 }
 
 // FetchResult is what one fetch of one partition returned.
@@ -85,8 +88,8 @@ var decompressedBufs sync.Pool // *[]byte
 
 // fetchBufs are the buffers a fetch's records point into.
 type fetchBufs struct {
-	answer       *[]byte // the response
-	decompressed []byte  // its compressed batches, uncompressed
+	answer       *answerRef // the response, shared by its partitions
+	decompressed []byte     // this partition's compressed batches, uncompressed
 	recycled     bool
 }
 
@@ -100,7 +103,7 @@ func (r FetchResult) Recycle() {
 			return // a copy of r was recycled: the buffers may be in use again
 		}
 		b.recycled = true
-		answerBufs.Put(b.answer)
+		b.answer.release()
 		if cap(b.decompressed) > 0 {
 			d := b.decompressed[:0]
 			decompressedBufs.Put(&d)
@@ -171,71 +174,11 @@ func retryable(err error) bool {
 }
 
 func (c *Client) fetchOnce(ctx context.Context, r FetchRequest) (FetchResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.MaxWait+fetchSlack)
-	defer cancel()
-	x := &fetchExchange{Request: fetchapi.Request{
-		ReplicaID:      -1,
-		MaxWaitTime:    int32(r.MaxWait.Milliseconds()),
-		MinBytes:       1,
-		MaxBytes:       requestMaxBytes,
-		IsolationLevel: r.Isolation.wire(),
-		SessionEpoch:   -1, // no fetch session: every request is a full one
-		Topics: []fetchapi.RequestTopic{{
-			Topic: r.Topic,
-			Partitions: []fetchapi.RequestPartition{{
-				Partition:          r.Partition,
-				CurrentLeaderEpoch: -1,
-				FetchOffset:        r.Offset,
-				LogStartOffset:     -1,
-				PartitionMaxBytes:  int32(r.MaxBytes),
-			}},
-		}},
-	}}
-	m, err := c.transport.RoundTrip(ctx, c.addr, x)
+	out, err := c.fetchMany(ctx, []FetchRequest{r}, r.MaxWait)
 	if err != nil {
-		if x.answer != nil { // answered, but too late for ctx
-			answerBufs.Put(x.answer.buf)
-		}
 		return FetchResult{}, err
 	}
-	raw, ok := m.(*rawAnswer)
-	if !ok {
-		return FetchResult{}, fmt.Errorf("fetch answered with %T", m)
-	}
-	res := FetchResult{Next: r.Offset, LastStableOffset: -1, bufs: &fetchBufs{answer: raw.buf}}
-	if rs, ok := recordSlices.Get().(*[]Record); ok {
-		res.Records = *rs
-	}
-	err = res.read(raw, r)
-	if err != nil {
-		res.Recycle()
-		return FetchResult{HighWatermark: res.HighWatermark}, err
-	}
-	return res, nil
-}
-
-// read fills res from the answer.
-func (res *FetchResult) read(raw *rawAnswer, r FetchRequest) error {
-	a, err := parseFetchAnswer(*raw.buf, raw.version)
-	if err != nil {
-		return err
-	}
-	if a.errorCode != 0 {
-		return kafkago.Error(a.errorCode)
-	}
-	p := a.partition(r.Topic, r.Partition)
-	if p == nil {
-		return fmt.Errorf("the broker's fetch answer has no partition %s[%d]", r.Topic, r.Partition)
-	}
-	res.HighWatermark, res.LastStableOffset = p.highWatermark, p.lastStableOffset
-	if p.errorCode != 0 {
-		return kafkago.Error(p.errorCode)
-	}
-	if d, ok := decompressedBufs.Get().(*[]byte); ok {
-		res.bufs.decompressed = *d
-	}
-	bs := &batches{w: wire{b: p.records}, dec: &res.bufs.decompressed}
-	return readBatches(p, r, bs, res)
+	return out[0].res, out[0].err
 }
 
 // unknownTopic reports whether err says the topic or partition is unknown;

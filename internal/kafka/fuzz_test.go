@@ -44,10 +44,12 @@ func FuzzReadFetchAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, version int16, offset int64) {
 		raw := &rawAnswer{version: version, buf: &body}
 		for _, iso := range []Isolation{ReadCommitted, ReadUncommitted} {
-			res := FetchResult{Next: offset, LastStableOffset: -1, bufs: &fetchBufs{answer: &body}}
-			_ = res.read(raw, FetchRequest{Topic: "t", Offset: offset, Isolation: iso})
-			if res.Next < offset {
-				t.Fatalf("Next %d went back from %d", res.Next, offset)
+			out, err := readAnswer(raw, []FetchRequest{{Topic: "t", Offset: offset, Isolation: iso}, {Topic: "t", Partition: 1, Offset: offset, Isolation: iso}})
+			for _, f := range out {
+				if err == nil && f.err == nil && f.res.Next < offset {
+					t.Fatalf("Next %d went back from %d", f.res.Next, offset)
+				}
+				f.res.Recycle()
 			}
 		}
 	})
