@@ -11,10 +11,10 @@ import (
 // columnBatch holds up to batchRows rows column by column; see Writer for
 // the layout and why its cells are parquet.Values.
 type columnBatch struct {
-	kinds []cellKind        // per column after __time
+	dims  int               // dimension columns, after __time
+	kinds []cellKind        // per column, __time first
 	names []string          // per column, __time first, for errors
 	cols  [][]parquet.Value // cols[c][:n] are column c's cells
-	cells []parquet.Value   // backing array of cols
 	n     int               // rows held
 }
 
@@ -40,18 +40,18 @@ func kindOf(t domain.ColumnType) cellKind {
 func newColumnBatch(schema domain.Schema) *columnBatch {
 	width := len(schema.Dims) + len(schema.Metrics) + 1
 	b := &columnBatch{
-		kinds: make([]cellKind, 0, width-1),
+		dims:  len(schema.Dims),
+		kinds: []cellKind{cellLong},
+		names: []string{TimeColumn},
 		cols:  make([][]parquet.Value, width),
-		names: make([]string, 0, width),
-		cells: make([]parquet.Value, width*batchRows),
 	}
-	b.names = append(b.names, TimeColumn)
 	for _, c := range schema.Columns() {
 		b.kinds = append(b.kinds, kindOf(c.Type))
 		b.names = append(b.names, c.Name)
 	}
+	cells := make([]parquet.Value, width*batchRows)
 	for c := range b.cols {
-		b.cols[c] = b.cells[c*batchRows : (c+1)*batchRows : (c+1)*batchRows]
+		b.cols[c] = cells[c*batchRows : (c+1)*batchRows : (c+1)*batchRows]
 	}
 	return b
 }
@@ -68,7 +68,7 @@ func (b *columnBatch) add(r *domain.Row) int64 {
 	*t = parquet.Int64Value(r.Time * 1000) // microseconds
 	t.SetColumnIndex(0)
 	size := int64(8)
-	nd := len(b.kinds) - len(r.Metrics)
+	nd := b.dims
 	for d := range r.Dims {
 		size += b.set(1+d, i, &r.Dims[d])
 	}
@@ -88,7 +88,7 @@ func (b *columnBatch) set(c, i int, v *domain.Value) int64 {
 	}
 	dst := &b.cols[c][i]
 	size := int64(8)
-	switch b.kinds[c-1] {
+	switch b.kinds[c] {
 	case cellLong:
 		*dst = parquet.Int64Value(v.Long())
 	case cellDouble:
