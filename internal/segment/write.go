@@ -41,8 +41,9 @@ const (
 	rowGroupBytes = 64 << 20
 )
 
-// batchRows is how many rows go to the Parquet writer per call: big enough
-// to amortise the call, small enough to keep the value buffer in cache.
+// batchRows is how many rows a Writer gathers before handing them to the
+// Parquet writer: big enough to amortise the calls, small enough to keep
+// the batch in cache.
 const batchRows = 1024
 
 // maxDictBytes caps each column's dictionary per row group; a
@@ -51,6 +52,19 @@ const maxDictBytes = 8 << 20
 
 // Writer streams rows, in the order given, into one Parquet file.
 // Readers and Merge expect them sorted by domain.CompareRows.
+//
+// Rows are written column-wise. A columnBatch holds up to batchRows rows
+// as one slice of cells per column (__time, then the dimensions, then the
+// metrics), all in one backing array that every batch reuses. A cell is a
+// parquet.Value: an int64 (__time in microseconds, long columns), a float64
+// (double columns) or a byte array viewing the row's string without a copy
+// (string dimensions, sketches), with definition level 1, or a null with
+// level 0. A full batch goes to each column's parquet.ColumnWriter in turn,
+// pageChunkRows cells per call; the column writers keep the dictionaries,
+// statistics and pages as the row path did. Cells are Values, not plain
+// int64/float64/[]byte slices, because ColumnWriter takes only Values: the
+// typed writers of parquet-go sit on column buffers it does not expose for
+// optional columns.
 type Writer struct {
 	schema domain.Schema
 	hw     *hashWriter
@@ -63,8 +77,7 @@ type Writer struct {
 	// Rows and raw bytes in the current row group.
 	groupRows, groupBytes int64
 
-	values []parquet.Value // backing array of batch
-	batch  []parquet.Row   // rows not yet handed to pw
+	batch *columnBatch // rows not yet handed to pw
 }
 
 // NewWriter starts a file with schema on w. Nothing is written before the
@@ -94,15 +107,13 @@ func newWriter(w io.Writer, schema domain.Schema, ids FieldIDs, c compress.Codec
 		parquet.DictionaryMaxBytes(maxDictBytes),
 		parquet.KeyValueMetadata(SchemaKey, meta),
 	)
-	width := len(schema.Dims) + len(schema.Metrics) + 1
 	return &Writer{
 		schema:   schema,
 		hw:       hw,
 		pw:       pw,
 		maxRows:  rowGroupRows,
 		maxBytes: rowGroupBytes,
-		values:   make([]parquet.Value, batchRows*width),
-		batch:    make([]parquet.Row, 0, batchRows),
+		batch:    newColumnBatch(schema),
 	}, nil
 }
 
@@ -113,15 +124,15 @@ func (w *Writer) Write(rows ...domain.Row) error {
 	if w.closed {
 		return errors.New("write to a closed segment writer")
 	}
-	for _, r := range rows {
-		if err := w.add(r); err != nil {
+	for i := range rows {
+		if err := w.add(&rows[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *Writer) add(r domain.Row) error {
+func (w *Writer) add(r *domain.Row) error {
 	nd, nm := len(w.schema.Dims), len(w.schema.Metrics)
 	if len(r.Dims) > nd || len(r.Metrics) != nm {
 		return fmt.Errorf("row %d has %d dimension and %d metric values, want at most %d and %d",
@@ -132,23 +143,8 @@ func (w *Writer) add(r domain.Row) error {
 			return err
 		}
 	}
-	width := nd + nm + 1
-	i := len(w.batch)
-	row := w.values[i*width : (i+1)*width : (i+1)*width]
-	// SetColumnIndex and SetDefinitionLevel inline where Level does not;
-	// every column is flat, so repetition levels stay 0.
-	row[0] = parquet.Int64Value(r.Time * 1000) // microseconds
-	row[0].SetColumnIndex(0)
-	size := int64(8)
-	for d, c := range w.schema.Dims {
-		size += setValue(&row[1+d], r.Dim(d), c.Type, 1+d)
-	}
-	for m, spec := range w.schema.Metrics {
-		size += setValue(&row[1+nd+m], r.Metrics[m], spec.ColumnType(), 1+nd+m)
-	}
-	w.batch = append(w.batch, row)
+	w.groupBytes += w.batch.add(r)
 	w.groupRows++
-	w.groupBytes += size
 	if w.info.Rows == 0 || r.Time < w.info.MinTime {
 		w.info.MinTime = r.Time
 	}
@@ -156,42 +152,16 @@ func (w *Writer) add(r domain.Row) error {
 		w.info.MaxTime = r.Time
 	}
 	w.info.Rows++
-	if len(w.batch) == batchRows {
+	if w.batch.n == batchRows {
 		return w.flushBatch()
 	}
 	return nil
 }
 
-// setValue encodes v as column col's cell and returns its raw size.
-func setValue(dst *parquet.Value, v domain.Value, t domain.ColumnType, col int) int64 {
-	if v.Null {
-		*dst = parquet.NullValue()
-		dst.SetColumnIndex(col)
-		return 1
-	}
-	var size int64 = 8
-	switch t {
-	case domain.TypeLong:
-		*dst = parquet.Int64Value(v.Long())
-	case domain.TypeDouble:
-		*dst = parquet.DoubleValue(v.Double())
-	default:
-		*dst = parquet.ByteArrayValue(stringBytes(v.S))
-		size = int64(len(v.S)) + 4
-	}
-	dst.SetDefinitionLevel(1)
-	dst.SetColumnIndex(col)
-	return size
-}
-
 func (w *Writer) flushBatch() error {
-	if len(w.batch) == 0 {
-		return nil
-	}
-	_, err := w.pw.WriteRows(w.batch)
-	w.batch = w.batch[:0]
-	if err != nil {
-		return fmt.Errorf("write rows: %w", err)
+	first := w.info.Rows - int64(w.batch.n)
+	if err := w.batch.writeTo(w.pw); err != nil {
+		return fmt.Errorf("rows %d to %d: %w", first, w.info.Rows-1, err)
 	}
 	return nil
 }
