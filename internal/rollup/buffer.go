@@ -16,7 +16,6 @@ package rollup
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -138,12 +137,9 @@ func (b *Buffer) Rows(dims []domain.Column) []domain.Row {
 		b.rows[c.row].Metrics[c.metric] = s.Value()
 	}
 	rows := b.rows
-	cmp := order(dims)
-	if b.rollup {
-		slices.SortFunc(rows, cmp) // keys are unique: no ties to keep in order
-	} else {
-		slices.SortStableFunc(rows, cmp)
-	}
+	// Keys are unique with rollup on: no ties to keep in order but those
+	// CompareRows makes (-0 and 0, NaN), which stay as they always were.
+	sortRows(rows, dims, !b.rollup)
 	if b.table != nil {
 		putTable(b.table)
 		b.table = nil

@@ -52,7 +52,7 @@ func TestMatchesReference(t *testing.T) {
 						require.Equal(t, ref.Len(), b.Len(), name)
 						require.Equal(t, ref.Bytes()-ref.keyBytes+slotBytes*int64(len(ref.index)), b.Bytes(), name)
 					}
-					require.Equal(t, ref.Rows(cols), b.Rows(cols), "%s chunk %d", name, chunk)
+					requireRows(t, ref.Rows(cols), b.Rows(cols), fmt.Sprintf("%s chunk %d", name, chunk))
 					require.Zero(t, b.Len())
 					require.Zero(t, b.Bytes())
 				}
@@ -62,6 +62,15 @@ func TestMatchesReference(t *testing.T) {
 }
 
 func (b *refBuffer) Len() int { return len(b.rows) }
+
+// requireRows reports the first row that differs, not the whole chunk.
+func requireRows(t *testing.T, want, got []domain.Row, name string) {
+	t.Helper()
+	require.Equal(t, len(want), len(got), name)
+	for i := range want {
+		require.Equal(t, want[i], got[i], "%s row %d", name, i)
+	}
+}
 
 // exactCopy copies v into an array of its length (slices.Clone may round
 // the capacity up, and the estimate counts capacity).
