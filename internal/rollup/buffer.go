@@ -10,8 +10,9 @@
 // hashed from the row's Time and Dims (hash.go) and compared with the held
 // row's on a hash match, so no key is built or kept per row. A
 // hyperUnique cell that rows merged into is decoded once into sketches and
-// encoded back by Rows. Rows sorts rows in place through 24-byte sort keys
-// (sort.go, order.go). The table and the sort keys go back to pools when
+// encoded back by Rows. Rows sorts rows in place (sort.go, order.go), with
+// rollup on through 24-byte sort keys. The table and the sort keys go back
+// to pools when
 // Rows returns, the rows slice when the caller Recycles it, so a steady
 // stream of chunks allocates none of them.
 package rollup

@@ -3,7 +3,6 @@ package rollup
 import (
 	"cmp"
 	"encoding/binary"
-	"math"
 	"slices"
 	"sync"
 
@@ -24,12 +23,20 @@ type sortKey struct {
 var keySlices sync.Pool // *[]sortKey
 
 // sortRows sorts rows in place by domain.CompareRows over dims; stable keeps
-// rows that compare equal in the order they were added. The comparisons
-// give the same sign as CompareRows for every pair, and the sort gives the
-// same order as today's slices.SortFunc (rollup) or SortStableFunc: the
-// same algorithm, whose steps depend only on those signs, or for a stable
-// sort of a strict weak order, any algorithm with the index breaking ties.
+// rows that compare equal in the order they were added. Its comparisons
+// give the same sign as CompareRows for every pair, and it runs the same
+// algorithm as sorting rows with CompareRows (slices.SortFunc, or
+// SortStableFunc when stable), whose steps depend only on those signs: the
+// order is the same, ties included (CompareRows ties -0 with 0, and NaN
+// with every double, so it is not always a strict weak order).
 func sortRows(rows []domain.Row, dims []domain.Column, stable bool) {
+	if stable {
+		// Rows in arrival order are mostly in time order already, which
+		// SortStableFunc passes through with a time comparison each; the
+		// sort keys' fill and permutation measured slower.
+		slices.SortStableFunc(rows, order(dims))
+		return
+	}
 	var keys []sortKey
 	if p, ok := keySlices.Get().(*[]sortKey); ok {
 		keys = (*p)[:0]
@@ -47,45 +54,9 @@ func sortRows(rows []domain.Row, dims []domain.Column, stable bool) {
 		}
 		return full(rows[a.row], rows[b.row])
 	}
-	switch {
-	case stable && !hasNaN(rows, dims):
-		// CompareRows is a strict weak order, so with the index breaking
-		// ties every sort gives the one stable order: pdqsort's, faster
-		// than SortStableFunc's rotations.
-		slices.SortFunc(keys, func(a, b sortKey) int {
-			if d := byRow(a, b); d != 0 {
-				return d
-			}
-			return cmp.Compare(a.row, b.row)
-		})
-	case stable:
-		// A NaN compares equal to every double, so CompareRows is no
-		// strict weak order, and only the same algorithm gives the same
-		// order.
-		slices.SortStableFunc(keys, byRow)
-	default:
-		slices.SortFunc(keys, byRow)
-	}
+	slices.SortFunc(keys, byRow)
 	permute(rows, keys)
 	keySlices.Put(&keys)
-}
-
-// hasNaN reports whether a double dimension of rows is NaN.
-func hasNaN(rows []domain.Row, dims []domain.Column) bool {
-	for c, col := range dims {
-		if col.Type != domain.TypeDouble {
-			continue
-		}
-		for i := range rows {
-			if c < len(rows[i].Dims) {
-				v := &rows[i].Dims[c]
-				if !v.Null && math.IsNaN(v.Double()) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // prefix maps r's first dimension to a number that orders as
