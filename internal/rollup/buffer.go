@@ -12,9 +12,8 @@
 // hyperUnique cell that rows merged into is decoded once into sketches and
 // encoded back by Rows. Rows sorts rows in place (sort.go, order.go), with
 // rollup on through 24-byte sort keys. The table and the sort keys go back
-// to pools when
-// Rows returns, the rows slice when the caller Recycles it, so a steady
-// stream of chunks allocates none of them.
+// to pools when Rows returns, the rows slice when the caller Recycles it,
+// so a steady stream of chunks allocates none of them.
 package rollup
 
 import (
