@@ -2,11 +2,22 @@
 // on, rows of the same time and dimension values combine into one (each
 // metric through internal/aggregate), and the chunk leaves sorted, ready
 // for a segment file.
+//
+// Layout: rows is the held rows in the order their keys first came, each
+// row's Dims and Metrics the arrays Add was given (metrics combine into
+// them in place). With rollup on, table (table.go) maps a key to its row:
+// open addressing over slots of a 32-bit key hash and a row index, the key
+// hashed from the row's Time and Dims (hash.go) and compared with the held
+// row's on a hash match, so no key is built or kept per row. A
+// hyperUnique cell that rows merged into is decoded once into sketches and
+// encoded back by Rows. Rows sorts rows in place (sort.go, order.go), with
+// rollup on through 24-byte sort keys. The table and the sort keys go back
+// to pools when Rows returns, the rows slice when the caller Recycles it,
+// so a steady stream of chunks allocates none of them.
 package rollup
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"unsafe"
 
@@ -20,24 +31,22 @@ type Buffer struct {
 	metrics []domain.MetricSpec
 	rollup  bool
 	rows    []domain.Row
-	// index maps a rollup key to its row in rows (rollup only).
-	index map[string]int
+	// table maps a rollup key to its row in rows (rollup only).
+	table *table
 	// sketches are the decoded hyperUnique cells that rows merged into;
 	// Rows encodes them back into their cells.
 	sketches map[cell]*aggregate.Sketch
-	key      []byte // scratch for the key of the row being added
-	content  int64  // estimated heap of everything but the rows slice
+	content  int64 // estimated heap of everything but the rows slice
 }
 
 type cell struct{ row, metric int }
 
 // Estimated heap costs, for maxBytesInMemory: a Row header in the rows
-// slice, a Value in a Dims or Metrics array, a map entry beside its key's
-// bytes, and a decoded sketch's entry.
+// slice, a Value in a Dims or Metrics array, and a decoded sketch's entry
+// (a key in the table is slotBytes).
 const (
 	rowBytes    = int64(unsafe.Sizeof(domain.Row{}))
 	valueBytes  = int64(unsafe.Sizeof(domain.Value{}))
-	indexBytes  = 48
 	sketchBytes = 48
 )
 
@@ -66,7 +75,7 @@ func (b *Buffer) reset() {
 		b.rows = *p
 	}
 	if b.rollup {
-		b.index = map[string]int{}
+		b.table = getTable()
 		b.sketches = map[cell]*aggregate.Sketch{}
 	}
 }
@@ -81,12 +90,16 @@ func (b *Buffer) Add(r domain.Row) error {
 		return fmt.Errorf("row has %d metrics, want %d", len(r.Metrics), len(b.metrics))
 	}
 	if b.rollup {
-		b.key = appendKey(b.key[:0], r)
-		if i, ok := b.index[string(b.key)]; ok {
+		h, n := keyHash(r)
+		i, at := b.find(&r, h, n)
+		if i >= 0 {
 			return b.combine(i, r)
 		}
-		b.index[string(b.key)] = len(b.rows) // the key's one allocation
-		b.content += indexBytes + int64(len(b.key))
+		if len(b.rows) >= maxRows {
+			return fmt.Errorf("more than %d rows", maxRows)
+		}
+		b.table.insert(at, h, len(b.rows))
+		b.content += slotBytes
 	}
 	b.rows = append(b.rows, r)
 	b.content += rowContent(r)
@@ -105,60 +118,11 @@ func rowContent(r domain.Row) int64 {
 	return n
 }
 
-// combine folds r's metrics into held row i.
-func (b *Buffer) combine(i int, r domain.Row) error {
-	held := b.rows[i].Metrics
-	for j, m := range b.metrics {
-		if m.Type == domain.MetricHyperUnique {
-			if err := b.mergeSketch(i, j, r.Metrics[j]); err != nil {
-				return err
-			}
-			continue
-		}
-		v, err := aggregate.Combine(m, held[j], r.Metrics[j])
-		if err != nil {
-			return err
-		}
-		held[j] = v
-	}
-	return nil
-}
-
-// mergeSketch merges v into cell (i, j), decoding the cell once, on its
-// first merge, rather than re-encoding a growing sketch per row.
-func (b *Buffer) mergeSketch(i, j int, v domain.Value) error {
-	if v.Null {
-		return nil
-	}
-	held := &b.rows[i].Metrics[j]
-	c := cell{i, j}
-	s := b.sketches[c]
-	if s == nil {
-		if held.Null {
-			*held = v
-			b.content += int64(len(v.S))
-			return nil
-		}
-		s = new(aggregate.Sketch)
-		if err := s.Merge(*held); err != nil {
-			return fmt.Errorf("metric %q: %w", b.metrics[j].Name, err)
-		}
-		b.sketches[c] = s
-		b.content += sketchBytes + int64(s.Bytes())
-	}
-	before := s.Bytes()
-	if err := s.Merge(v); err != nil {
-		return fmt.Errorf("metric %q: %w", b.metrics[j].Name, err)
-	}
-	b.content += int64(s.Bytes() - before)
-	return nil
-}
-
 // Len is the number of rows held (after rollup).
 func (b *Buffer) Len() int { return len(b.rows) }
 
 // Bytes estimates the heap the buffer holds: rows, their arrays and
-// strings, rollup keys and decoded sketches. It is for maxBytesInMemory,
+// strings, the rollup table and decoded sketches. It is for maxBytesInMemory,
 // not exact accounting. Row headers count by length, not capacity: a
 // recycled slice (see Recycle) is already as large as earlier chunks made
 // it, and that is the worker's memory, not this chunk's.
@@ -175,11 +139,12 @@ func (b *Buffer) Rows(dims []domain.Column) []domain.Row {
 		b.rows[c.row].Metrics[c.metric] = s.Value()
 	}
 	rows := b.rows
-	cmp := func(x, y domain.Row) int { return domain.CompareRows(x, y, dims) }
-	if b.rollup {
-		slices.SortFunc(rows, cmp) // keys are unique: no ties to keep in order
-	} else {
-		slices.SortStableFunc(rows, cmp)
+	// Keys are unique with rollup on: no ties to keep in order but those
+	// CompareRows makes (-0 and 0, NaN), which stay as they always were.
+	sortRows(rows, dims, !b.rollup)
+	if b.table != nil {
+		putTable(b.table)
+		b.table = nil
 	}
 	b.reset()
 	return rows
