@@ -107,7 +107,11 @@ func runMany(ctx context.Context, s *stack, o options, tc client.Client) (manyRe
 			return res, err
 		}
 	}
-	pool, w, done, err := startPhase(ctx, s, o, "many", "")
+	profile := "" // -cpuprofile: the worker's whole life, start-up included
+	if o.cpuProfile != "" {
+		profile, _ = filepath.Abs(o.cpuProfile + "-many.pprof")
+	}
+	pool, w, done, err := startPhase(ctx, s, o, "many", profile)
 	if err != nil {
 		return res, err
 	}
