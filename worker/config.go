@@ -63,6 +63,10 @@ type Config struct {
 	// machine only, since /status names supervisors and shows errors; set
 	// :8081 or 0.0.0.0:8081 to serve other hosts (in a container, say).
 	HTTPAddr string
+	// Pprof serves Go's profiles under /debug/pprof/ on HTTPAddr too
+	// (HANDOFF_PPROF=true): CPU, heap, goroutines, for a worker that
+	// costs more than it should. Default off.
+	Pprof bool
 	// LogLevel is debug, info, warn or error (HANDOFF_LOG_LEVEL). Default info.
 	LogLevel string
 	// LogFormat is text or json (HANDOFF_LOG_FORMAT). Default text.
@@ -144,6 +148,7 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&c.StagingDir, "staging-dir", envOr("HANDOFF_STAGING_DIR", "./data/staging"), "staging chunks: a directory, file:///abs/path or s3://bucket/prefix, shared by every worker (env HANDOFF_STAGING_DIR)")
 	fs.StringVar(&c.ScratchDir, "scratch-dir", envOr("HANDOFF_SCRATCH_DIR", filepath.Join(os.TempDir(), "handoff-scratch")), "local directory for temporary files (env HANDOFF_SCRATCH_DIR)")
 	fs.StringVar(&c.HTTPAddr, "http-addr", envOr("HANDOFF_HTTP_ADDR", DefaultHTTPAddr), "address of the health, metrics and status server; :8081 serves every interface (env HANDOFF_HTTP_ADDR)")
+	fs.BoolVar(&c.Pprof, "pprof", envOr("HANDOFF_PPROF", "") == "true", "serve Go's profiles under /debug/pprof/ on the HTTP address (env HANDOFF_PPROF=true)")
 	fs.StringVar(&c.LogLevel, "log-level", envOr("HANDOFF_LOG_LEVEL", "info"), "debug, info, warn or error (env HANDOFF_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", envOr("HANDOFF_LOG_FORMAT", "text"), "text or json (env HANDOFF_LOG_FORMAT)")
 	fs.StringVar(&maxConsume, "max-consume", envOr("HANDOFF_MAX_CONSUME", "4"), "consume activities run at once (env HANDOFF_MAX_CONSUME)")
@@ -365,6 +370,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("stagingDir", c.StagingDir),
 		slog.String("scratchDir", c.ScratchDir),
 		slog.String("httpAddr", c.HTTPAddr),
+		slog.Bool("pprof", c.Pprof),
 		slog.String("logLevel", c.LogLevel),
 		slog.String("logFormat", c.LogFormat),
 		slog.Int("maxConsume", c.MaxConsume),

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,7 +26,7 @@ func startHTTP(lc fx.Lifecycle, cfg Config, c client.Client, store *pgstore.Stor
 	reg *prometheus.Registry, t *workload.Tracker, log *slog.Logger,
 ) {
 	isReady := func(ctx context.Context) error { return ready(ctx, c, store, k) }
-	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: newMux(reg, t, isReady, log), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Addr: cfg.HTTPAddr, Handler: newMux(reg, t, isReady, cfg.Pprof, log), ReadHeaderTimeout: 5 * time.Second}
 	done := make(chan struct{})
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
@@ -51,9 +52,10 @@ func startHTTP(lc fx.Lifecycle, cfg Config, c client.Client, store *pgstore.Stor
 }
 
 // newMux routes /healthz (the process is alive), /readyz (isReady
-// answers nil), /metrics (Prometheus, from g) and /status (what the
-// worker is doing, from t; / redirects there).
-func newMux(g prometheus.Gatherer, t *workload.Tracker, isReady func(context.Context) error, log *slog.Logger) *http.ServeMux {
+// answers nil), /metrics (Prometheus, from g), /status (what the
+// worker is doing, from t; / redirects there) and, with withPprof,
+// /debug/pprof/ (Go's profiles).
+func newMux(g prometheus.Gatherer, t *workload.Tracker, isReady func(context.Context) error, withPprof bool, log *slog.Logger) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
@@ -72,6 +74,13 @@ func newMux(g prometheus.Gatherer, t *workload.Tracker, isReady func(context.Con
 	}))
 	mux.Handle("/status", statusHandler(t))
 	mux.Handle("/{$}", http.RedirectHandler("/status", http.StatusFound))
+	if withPprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 

@@ -53,11 +53,25 @@ func body(t *testing.T, res *http.Response) string {
 }
 
 func testMux(t *testing.T, tr *workload.Tracker, isReady func(context.Context) error) http.Handler {
+	return testMuxPprof(t, tr, isReady, false)
+}
+
+func testMuxPprof(t *testing.T, tr *workload.Tracker, isReady func(context.Context) error, withPprof bool) http.Handler {
 	t.Helper()
 	m, reg, err := newMetrics(tr)
 	require.NoError(t, err)
 	m.TemporalHandler().WithTags(map[string]string{"namespace": "default"}).Counter("temporal_request").Inc(1)
-	return newMux(reg, tr, isReady, slog.New(slog.DiscardHandler))
+	return newMux(reg, tr, isReady, withPprof, slog.New(slog.DiscardHandler))
+}
+
+// Go's profiles are served only when asked for (HANDOFF_PPROF).
+func TestPprofOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	res := get(t, testMux(t, busyTracker(t), nil), "/debug/pprof/goroutine?debug=1")
+	require.Equal(t, http.StatusNotFound, res.StatusCode)
+	res = get(t, testMuxPprof(t, busyTracker(t), nil, true), "/debug/pprof/goroutine?debug=1")
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Contains(t, body(t, res), "goroutine profile:")
 }
 
 func TestStatusPage(t *testing.T) {
