@@ -35,7 +35,11 @@ const (
 	idleHeartbeatEvery = 80 * time.Second
 	// busyRecords read since the last heartbeat make a stream busy.
 	busyRecords = 1000
-	streamTick  = 250 * time.Millisecond
+	// streamTick is how often a stream with records in its open chunk
+	// checks what is due; one without checks every idleStreamTick (the
+	// triggers and heartbeats then due are seconds apart).
+	streamTick     = 250 * time.Millisecond
+	idleStreamTick = 2 * time.Second
 	// flushTimeout bounds staging the last chunk after the stream was
 	// asked to return.
 	flushTimeout = 2 * time.Minute
@@ -192,14 +196,20 @@ func (s *stream) listen(ctx, sctx context.Context, stop context.CancelFunc) {
 	}()
 }
 
-// loop parses what the fetchers send and checks, every streamTick, whether
-// a chunk is due, a trigger holds, MaxRun passed or a heartbeat is due.
+// loop parses what the fetchers send and checks, every streamTick while
+// a chunk holds records and every idleStreamTick otherwise, whether a
+// chunk is due, a trigger holds, MaxRun passed or a heartbeat is due.
 func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-chan batch) error {
-	tick := time.NewTicker(streamTick)
+	period := idleStreamTick
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	s.lastBeat = time.Now()
 	s.heartbeat(ctx)
 	for {
+		if want := s.tickEvery(); want != period {
+			period = want
+			tick.Reset(period)
+		}
 		select {
 		case b, ok := <-batches:
 			if !ok {
@@ -236,6 +246,15 @@ func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-ch
 			}
 		}
 	}
+}
+
+// tickEvery is how often the loop checks what is due: often while a chunk
+// holds records (its chunkPeriod is near), seldom otherwise.
+func (s *stream) tickEvery() time.Duration {
+	if s.chunk != nil && s.chunk.records > 0 {
+		return streamTick
+	}
+	return idleStreamTick
 }
 
 // add parses one fetched batch, staging a chunk each time one is full,

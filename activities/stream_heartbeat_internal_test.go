@@ -27,3 +27,14 @@ func TestStreamHeartbeatsBySpeed(t *testing.T) {
 	s.res.Records += 10
 	require.False(t, s.beatDue(last.Add(busyHeartbeatEvery)), "few since the last heartbeat")
 }
+
+// A stream checks what is due four times a second while its open chunk
+// holds records, every 2 s otherwise.
+func TestStreamTicksSeldomWithoutRecords(t *testing.T) {
+	s := &stream{}
+	require.Equal(t, idleStreamTick, s.tickEvery(), "no chunk")
+	s.chunk = &chunk{}
+	require.Equal(t, idleStreamTick, s.tickEvery(), "an empty chunk")
+	s.chunk.records = 1
+	require.Equal(t, streamTick, s.tickEvery())
+}
