@@ -157,30 +157,27 @@ func (sc *scanner) composite(depth int) (kind, error) {
 // str reads a string at sc.i; content is what lies between the quotes,
 // escapes says whether it needs unescaping.
 func (sc *scanner) str() (content string, escapes bool, err error) {
-	sc.i++
-	start := sc.i
-	for sc.i < len(sc.s) {
-		c := sc.s[sc.i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			sc.i++
-			continue
-		}
+	s := sc.s
+	start := sc.i + 1
+	for i := start; ; {
+		i = skipPlain(s, i)
+		sc.i = i
 		switch {
-		case c == '"':
+		case i >= len(s):
+			return "", escapes, sc.fail("want a closing quote")
+		case s[i] == '"':
 			sc.i++
-			return sc.s[start : sc.i-1], escapes, nil
-		case c == '\\':
+			return s[start:i], escapes, nil
+		case s[i] == '\\':
 			escapes = true
 			if err := sc.escape(); err != nil {
 				return "", escapes, err
 			}
-		case c < 0x20:
-			return "", escapes, sc.fail("want no control characters in a string")
+			i = sc.i
 		default:
-			sc.i++
+			return "", escapes, sc.fail("want no control characters in a string")
 		}
 	}
-	return "", escapes, sc.fail("want a closing quote")
 }
 
 func (sc *scanner) escape() error {
