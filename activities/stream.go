@@ -35,9 +35,10 @@ const (
 	idleHeartbeatEvery = 80 * time.Second
 	// busyRecords read since the last heartbeat make a stream busy.
 	busyRecords = 1000
-	// streamTick is how often a stream with records in its open chunk
-	// checks what is due; one without checks every idleStreamTick (the
-	// triggers and heartbeats then due are seconds apart).
+	// streamTick is how often a stream with records in its open chunk, or
+	// just read, checks what is due; a quiet one checks every
+	// idleStreamTick (the triggers and heartbeats then due are seconds
+	// apart).
 	streamTick     = 250 * time.Millisecond
 	idleStreamTick = 2 * time.Second
 	// flushTimeout bounds staging the last chunk after the stream was
@@ -249,9 +250,11 @@ func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-ch
 }
 
 // tickEvery is how often the loop checks what is due: often while a chunk
-// holds records (its chunkPeriod is near), seldom otherwise.
+// holds records (its chunkPeriod is near) or records came in the last
+// idleStreamTick (a trigger the last chunk's flush made true is seen at
+// once), seldom otherwise.
 func (s *stream) tickEvery() time.Duration {
-	if s.chunk != nil && s.chunk.records > 0 {
+	if (s.chunk != nil && s.chunk.records > 0) || time.Since(s.lastRecord) < idleStreamTick {
 		return streamTick
 	}
 	return idleStreamTick

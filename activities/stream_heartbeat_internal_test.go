@@ -29,7 +29,7 @@ func TestStreamHeartbeatsBySpeed(t *testing.T) {
 }
 
 // A stream checks what is due four times a second while its open chunk
-// holds records, every 2 s otherwise.
+// holds records or it read some in the last 2 s, every 2 s otherwise.
 func TestStreamTicksSeldomWithoutRecords(t *testing.T) {
 	s := &stream{}
 	require.Equal(t, idleStreamTick, s.tickEvery(), "no chunk")
@@ -37,4 +37,9 @@ func TestStreamTicksSeldomWithoutRecords(t *testing.T) {
 	require.Equal(t, idleStreamTick, s.tickEvery(), "an empty chunk")
 	s.chunk.records = 1
 	require.Equal(t, streamTick, s.tickEvery())
+	s.chunk = nil // flushed
+	s.lastRecord = time.Now()
+	require.Equal(t, streamTick, s.tickEvery(), "records just read: a trigger may hold")
+	s.lastRecord = time.Now().Add(-idleStreamTick)
+	require.Equal(t, idleStreamTick, s.tickEvery())
 }

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"sync"
@@ -224,5 +225,31 @@ func TestFeedOfMissingTopicFailsAlone(t *testing.T) {
 		t.Fatal(err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the feed beside the missing topic's stopped reading")
+	}
+}
+
+// A partition whose next batch is larger than its bound gets it even
+// behind another partition of the same request (a broker returns such a
+// batch whole only first in an answer): it is fetched again alone.
+func TestFeedGetsBatchLargerThanItsBound(t *testing.T) {
+	t.Parallel()
+	b, c, _ := feedFixture(t)
+	produce(t, producer(t, b), "a", 0, "small")
+	big := producer(t, b, kgo.ProducerBatchMaxBytes(4<<20))
+	value := make([]byte, 2<<20)
+	_, _ = rand.Read(value) // incompressible: the batch stays over 1 MiB
+	require.NoError(t, big.ProduceSync(t.Context(), &kgo.Record{Topic: "a", Partition: 1, Value: value}).FirstErr())
+	feed := func(p int32) *Feed {
+		return &Feed{f: c.fetcher, req: FetchRequest{Topic: "a", Partition: p, MaxBytes: 1 << 20, MaxWait: 50 * time.Millisecond},
+			wait: 50 * time.Millisecond, signal: make(chan struct{}, 1), inFlight: true,
+			seen: watermarks{-1, -1}, told: watermarks{-1, -1}}
+	}
+	first, second := feed(0), feed(1) // partition 0 first in the request
+	c.fetcher.together(t.Context(), []*Feed{first, second})
+	for _, fd := range []*Feed{first, second} {
+		res, err := fd.Next(t.Context())
+		require.NoError(t, err)
+		require.Len(t, res.Records, 1, "partition %d", fd.req.Partition)
+		res.Recycle()
 	}
 }

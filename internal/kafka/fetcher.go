@@ -157,7 +157,8 @@ func (f *fetcher) round(due []*Feed) {
 // together fetches feeds of one leader and isolation level in one request.
 // A feed whose partition answered with an error, or all of them when the
 // request failed, is fetched again alone (alone), which refreshes the
-// metadata and says what went wrong as Fetch does.
+// metadata and says what went wrong as Fetch does; so is one that has
+// records to read and got none, whose next batch is larger than its bound.
 func (f *fetcher) together(ctx context.Context, g []*Feed) {
 	if len(g) == 1 {
 		f.alone(ctx, g, true)
@@ -177,17 +178,26 @@ func (f *fetcher) together(ctx context.Context, g []*Feed) {
 		f.alone(ctx, g, false)
 		return
 	}
-	var failed []*Feed
+	var failed, skipped []*Feed
 	f.settle(g, func(i int) (FetchResult, error, bool) {
-		if out[i].err != nil {
+		switch res := out[i].res; {
+		case out[i].err != nil:
 			failed = append(failed, g[i])
+			return FetchResult{}, nil, false
+		case res.Next == rs[i].Offset && res.Latest(rs[i].Isolation) > rs[i].Offset:
+			// Records to read, none returned: a first batch larger than
+			// the partition's bound comes whole only first in an answer.
+			res.Recycle()
+			skipped = append(skipped, g[i])
 			return FetchResult{}, nil, false
 		}
 		return out[i].res, nil, true
 	})
 	if len(failed) > 0 {
 		f.c.forgetLeaders()
-		f.alone(ctx, failed, false)
+	}
+	if len(failed)+len(skipped) > 0 {
+		f.alone(ctx, append(failed, skipped...), false)
 	}
 }
 
