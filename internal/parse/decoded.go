@@ -78,8 +78,9 @@ func numericFields(ds domain.DataSchema) []string {
 // field feeds (its keyInfo), so that records are not looked up field by
 // field by name as JSON members are.
 type valueSink struct {
-	p    *Parser
-	cols []sinkCol
+	p     *Parser
+	cols  []sinkCol
+	clock clockCache // decoded_time.go
 }
 
 type sinkCol struct {

@@ -2,12 +2,18 @@ package parse
 
 // decodedMillis reads a kindTime text in Unix milliseconds. The decoders
 // (internal/decode) write instants as RFC 3339 in UTC,
-// "2006-01-02T15:04:05[.fraction]Z", and dates as "2006-01-02", as
-// JSON producers mostly do too: those are read digit by digit, as a
-// record's time is once per record, and the last second read is
-// remembered (a partition's records come in time order, many to a
-// second); anything else goes to parseISO, which reads it or says why not.
-func (p *Parser) decodedMillis(s string) (int64, error) { return p.clock.millis(s) }
+// "2006-01-02T15:04:05[.fraction]Z", and dates as "2006-01-02": those are
+// read digit by digit, as a record's time is once per record, and the
+// last second read is remembered (a partition's records come in time
+// order, many to a second); anything else goes to parseISO, which reads
+// it or says why not.
+func (p *Parser) decodedMillis(s string) (int64, error) {
+	var c *clockCache
+	if vs, ok := p.sink.(*valueSink); ok {
+		c = &vs.clock
+	}
+	return c.millis(s)
+}
 
 // clockCache is the last second decodedMillis read: its text and its
 // first millisecond.

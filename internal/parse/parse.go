@@ -21,7 +21,6 @@ import (
 // concurrent use (discovery state): use one per consume activity.
 type Parser struct {
 	tsColumn, tsFormat string
-	clock              clockCache // the last second read (decoded_time.go)
 	query              domain.Granularity
 	late, early        time.Duration // 0: keep all
 	filter             *domain.Filter

@@ -157,27 +157,30 @@ func (sc *scanner) composite(depth int) (kind, error) {
 // str reads a string at sc.i; content is what lies between the quotes,
 // escapes says whether it needs unescaping.
 func (sc *scanner) str() (content string, escapes bool, err error) {
-	s := sc.s
-	start := sc.i + 1
-	for i := start; ; {
-		i = skipPlain(s, i)
-		sc.i = i
-		switch {
-		case i >= len(s):
-			return "", escapes, sc.fail("want a closing quote")
-		case s[i] == '"':
+	sc.i++
+	start := sc.i
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		if c >= 0x20 && c != '"' && c != '\\' {
 			sc.i++
-			return s[start:i], escapes, nil
-		case s[i] == '\\':
+			continue
+		}
+		switch {
+		case c == '"':
+			sc.i++
+			return sc.s[start : sc.i-1], escapes, nil
+		case c == '\\':
 			escapes = true
 			if err := sc.escape(); err != nil {
 				return "", escapes, err
 			}
-			i = sc.i
-		default:
+		case c < 0x20:
 			return "", escapes, sc.fail("want no control characters in a string")
+		default:
+			sc.i++
 		}
 	}
+	return "", escapes, sc.fail("want a closing quote")
 }
 
 func (sc *scanner) escape() error {

@@ -49,35 +49,27 @@ func (p *Parser) timestamp(f field) (int64, error) {
 	default:
 		return 0, unparseable(col, "timestamp column %q: want a time, got %s", col, describe(f))
 	}
-	ms, err := p.parseTime(f.content())
+	ms, err := parseTime(p.tsFormat, f.content())
 	if err != nil {
 		return 0, unparseable(col, "timestamp column %q: %v", col, err)
 	}
 	return ms, nil
 }
 
-// parseTime reads a timestamp string as the spec's format says. ISO text
-// goes through the parser's clock (decoded_time.go), which reads the
-// usual UTC forms digit by digit and hands the rest to parseISO.
-func (p *Parser) parseTime(s string) (int64, error) {
-	switch format := p.tsFormat; format {
+func parseTime(format, s string) (int64, error) {
+	switch format {
 	case "millis":
 		return epochMillis(s, 0)
 	case "seconds":
 		return epochMillis(s, 3)
 	case "iso":
-		return p.clock.millis(s)
+		return parseISO(s)
 	case "auto":
 		if isDecimal(s) {
 			return epochMillis(s, 0)
 		}
-		return p.clock.millis(s)
+		return parseISO(s)
 	}
-	return parseLayout(p.tsFormat, s)
-}
-
-// parseLayout reads s with a Go time layout.
-func parseLayout(format, s string) (int64, error) {
 	t, err := time.Parse(format, s)
 	if err != nil {
 		return 0, fmt.Errorf("%s does not match the layout %q", short(s), format)
