@@ -29,21 +29,27 @@ func benchBroker(ctx context.Context, b *testing.B) []string {
 	return br.Addrs()
 }
 
+// benchClient starts benchBroker and returns a client of it, both closed
+// with b, and reports allocations.
+func benchClient(b *testing.B) (context.Context, *kafka.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	b.Cleanup(cancel)
+	c, err := kafka.New(benchBroker(ctx, b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Close)
+	b.ReportAllocs()
+	return ctx, c
+}
+
 // BenchmarkFetch is the breakdown's fetch-and-decode stage: Fetch reading
 // one partition of the benchmark's events (~156 B, unkeyed) in 4 MiB
 // fetches, as a stream's fetcher does. The in-process broker answering
 // runs in the same process, so ns/record includes its side of each fetch;
 // the bench's worker profile counts the worker's side only.
 func BenchmarkFetch(b *testing.B) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	brokers := benchBroker(ctx, b)
-	c, err := kafka.New(brokers)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	b.ReportAllocs()
+	ctx, c := benchClient(b)
 	var records, bytes int64
 	offset := int64(0)
 	for b.Loop() {
@@ -107,15 +113,7 @@ func BenchmarkFetchFranzGo(b *testing.B) {
 // ahead of the reader. Each op reads the 200,000 events once with a new
 // feed; ns/record includes the broker's side, as in BenchmarkFetch.
 func BenchmarkFollow(b *testing.B) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	brokers := benchBroker(ctx, b)
-	c, err := kafka.New(brokers)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	b.ReportAllocs()
+	ctx, c := benchClient(b)
 	var records int64
 	for b.Loop() {
 		feed := c.Follow(kafka.FetchRequest{Topic: "bench", Partition: 0, Stop: events, MaxBytes: 1 << 20,
