@@ -28,15 +28,11 @@ import (
 // Buffer is the in-memory rows of one chunk. It is not safe for concurrent
 // use.
 type Buffer struct {
-	metrics []domain.MetricSpec
-	rollup  bool
-	rows    []domain.Row
+	merger // combine.go: metrics, decoded sketches, heap estimate
+	rollup bool
+	rows   []domain.Row
 	// table maps a rollup key to its row in rows (rollup only).
 	table *table
-	// sketches are the decoded hyperUnique cells that rows merged into;
-	// Rows encodes them back into their cells.
-	sketches map[cell]*aggregate.Sketch
-	content  int64 // estimated heap of everything but the rows slice
 }
 
 type cell struct{ row, metric int }
@@ -53,7 +49,7 @@ const (
 // New returns an empty buffer for rows of the given metrics, combining rows
 // of equal time and dimensions when rollup is on.
 func New(metrics []domain.MetricSpec, rollup bool) *Buffer {
-	b := &Buffer{metrics: metrics, rollup: rollup}
+	b := &Buffer{merger: merger{metrics: metrics}, rollup: rollup}
 	b.reset()
 	return b
 }
@@ -93,7 +89,7 @@ func (b *Buffer) Add(r domain.Row) error {
 		h, n := keyHash(r)
 		i, at := b.find(&r, h, n)
 		if i >= 0 {
-			return b.combine(i, r)
+			return b.combine(b.rows, i, r)
 		}
 		if len(b.rows) >= maxRows {
 			return fmt.Errorf("more than %d rows", maxRows)

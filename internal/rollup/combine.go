@@ -7,12 +7,23 @@ import (
 	"handoff/internal/domain"
 )
 
-// combine folds r's metrics into held row i.
-func (b *Buffer) combine(i int, r domain.Row) error {
-	held := b.rows[i].Metrics
+// merger folds rows' metrics into the cells of held rows, each through
+// internal/aggregate, and counts the heap that adds. A Buffer embeds one,
+// as does the tests' reference buffer.
+type merger struct {
+	metrics []domain.MetricSpec
+	// sketches are the decoded hyperUnique cells that rows merged into;
+	// Rows encodes them back into their cells.
+	sketches map[cell]*aggregate.Sketch
+	content  int64 // estimated heap of everything but the rows slice
+}
+
+// combine folds r's metrics into held row rows[i].
+func (b *merger) combine(rows []domain.Row, i int, r domain.Row) error {
+	held := rows[i].Metrics
 	for j, m := range b.metrics {
 		if m.Type == domain.MetricHyperUnique {
-			if err := b.mergeSketch(i, j, r.Metrics[j]); err != nil {
+			if err := b.mergeSketch(rows, i, j, r.Metrics[j]); err != nil {
 				return err
 			}
 			continue
@@ -28,11 +39,11 @@ func (b *Buffer) combine(i int, r domain.Row) error {
 
 // mergeSketch merges v into cell (i, j), decoding the cell once, on its
 // first merge, rather than re-encoding a growing sketch per row.
-func (b *Buffer) mergeSketch(i, j int, v domain.Value) error {
+func (b *merger) mergeSketch(rows []domain.Row, i, j int, v domain.Value) error {
 	if v.Null {
 		return nil
 	}
-	held := &b.rows[i].Metrics[j]
+	held := &rows[i].Metrics[j]
 	c := cell{i, j}
 	s := b.sketches[c]
 	if s == nil {

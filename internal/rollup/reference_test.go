@@ -13,17 +13,15 @@ import (
 // per row (appendKey) in a map, rows sorted with domain.CompareRows. The
 // tests hold Buffer to its rows, order and estimate.
 type refBuffer struct {
-	metrics  []domain.MetricSpec
+	merger   // combining is the Buffer's own (combine.go)
 	rollup   bool
 	rows     []domain.Row
 	index    map[string]int
-	sketches map[cell]*aggregate.Sketch
-	content  int64
 	keyBytes int64 // what content holds for the keys
 }
 
 func newRef(metrics []domain.MetricSpec, rollup bool) *refBuffer {
-	return &refBuffer{metrics: metrics, rollup: rollup, index: map[string]int{}, sketches: map[cell]*aggregate.Sketch{}}
+	return &refBuffer{merger: merger{metrics: metrics, sketches: map[cell]*aggregate.Sketch{}}, rollup: rollup, index: map[string]int{}}
 }
 
 func (b *refBuffer) Add(r domain.Row) error {
@@ -33,7 +31,7 @@ func (b *refBuffer) Add(r domain.Row) error {
 	if b.rollup {
 		key := appendKey(nil, r)
 		if i, ok := b.index[string(key)]; ok {
-			return b.combine(i, r)
+			return b.combine(b.rows, i, r)
 		}
 		b.index[string(key)] = len(b.rows)
 		b.content += 48 + int64(len(key))
@@ -41,52 +39,6 @@ func (b *refBuffer) Add(r domain.Row) error {
 	}
 	b.rows = append(b.rows, r)
 	b.content += rowContent(r)
-	return nil
-}
-
-func (b *refBuffer) combine(i int, r domain.Row) error {
-	held := b.rows[i].Metrics
-	for j, m := range b.metrics {
-		if m.Type == domain.MetricHyperUnique {
-			if err := b.mergeSketch(i, j, r.Metrics[j]); err != nil {
-				return err
-			}
-			continue
-		}
-		v, err := aggregate.Combine(m, held[j], r.Metrics[j])
-		if err != nil {
-			return err
-		}
-		held[j] = v
-	}
-	return nil
-}
-
-func (b *refBuffer) mergeSketch(i, j int, v domain.Value) error {
-	if v.Null {
-		return nil
-	}
-	held := &b.rows[i].Metrics[j]
-	c := cell{i, j}
-	s := b.sketches[c]
-	if s == nil {
-		if held.Null {
-			*held = v
-			b.content += int64(len(v.S))
-			return nil
-		}
-		s = new(aggregate.Sketch)
-		if err := s.Merge(*held); err != nil {
-			return fmt.Errorf("metric %q: %w", b.metrics[j].Name, err)
-		}
-		b.sketches[c] = s
-		b.content += sketchBytes + int64(s.Bytes())
-	}
-	before := s.Bytes()
-	if err := s.Merge(v); err != nil {
-		return fmt.Errorf("metric %q: %w", b.metrics[j].Name, err)
-	}
-	b.content += int64(s.Bytes() - before)
 	return nil
 }
 
