@@ -84,18 +84,3 @@ func readPartitionAnswer(w *wire, version int16, p *partitionAnswer) {
 		p.records = w.take(int(n), "records")
 	}
 }
-
-// partition finds one partition's answer.
-func (a *fetchAnswer) partition(topic string, partition int32) *partitionAnswer {
-	for i := range a.topics {
-		if a.topics[i].topic != topic {
-			continue
-		}
-		for j := range a.topics[i].partitions {
-			if p := &a.topics[i].partitions[j]; p.partition == partition {
-				return p
-			}
-		}
-	}
-	return nil
-}
