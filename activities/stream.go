@@ -443,8 +443,21 @@ func (s *stream) beatDue(now time.Time) bool {
 	case s.readRecords()-s.beatRecords >= busyRecords:
 		return since >= busyHeartbeatEvery
 	default:
-		return since >= slowHeartbeatEvery
+		return since >= s.slowBeat()
 	}
+}
+
+// slowBeat is how often a stream reading a few records heartbeats:
+// slowHeartbeatEvery, or half the lagCollectionRange of a supervisor that
+// scales on lag (at least busyHeartbeatEvery), since the lag its watch
+// samples over that range is the log's end less the positions heartbeats
+// report: a shorter range needs fresher positions.
+func (s *stream) slowBeat() time.Duration {
+	sc := s.in.Spec.IOConfig.AutoScalerConfig
+	if sc == nil || !sc.EnableTaskAutoScaler {
+		return slowHeartbeatEvery
+	}
+	return min(slowHeartbeatEvery, max(busyHeartbeatEvery, sc.LagCollectionRange.D()/2))
 }
 
 // readRecords is how many records the stream has read, staged or not.
