@@ -40,6 +40,7 @@ type streamGroup struct {
 	streams []protocol.ConsumeStreamInput
 	wakes   []string
 	signals []string
+	sent    []any // each signal's argument, beside its name in signals
 	// events logs, in order, each stream's start ("stream <sequence>") and
 	// each answer to a checkpoint request ("answer <sequence>").
 	events []string
@@ -76,6 +77,7 @@ func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) proto
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.signals = append(g.signals, args.String(3))
+		g.sent = append(g.sent, args.Get(4))
 		if req, ok := args.Get(4).(CheckpointRequest); ok {
 			answer := func() {
 				g.mu.Lock()

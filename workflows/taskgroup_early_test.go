@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
 	"handoff/internal/protocol"
@@ -17,6 +18,9 @@ import (
 // group streams into the next one at once, from the boundary, while the
 // supervisor records the close; the answer adopts what was read early, and
 // the sequences publish back to back with nothing read twice or skipped.
+// A run that records selfCloseVersion closes a full sequence without
+// asking (taskgroup_selfclose_test.go); the early sequence is what its
+// user checkpoints keep, and what runs from before it did at every handoff.
 func TestGroupReadsOnWhileItsHandoffIsRecorded(t *testing.T) {
 	var (
 		mu sync.Mutex
@@ -39,6 +43,7 @@ func TestGroupReadsOnWhileItsHandoffIsRecorded(t *testing.T) {
 			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: rows}}}
 	}
 	g := newStreamGroup(t, read, time.Minute)
+	g.env.OnGetVersion(selfCloseChange, workflow.DefaultVersion, selfCloseVersion).Return(workflow.DefaultVersion)
 	// Longer than a stream runs: a stream into the next sequence that ends
 	// before the answer comes was started before it.
 	g.answerAfter = 3 * time.Minute

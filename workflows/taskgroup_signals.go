@@ -94,7 +94,14 @@ func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
 
 // onAddPartitions starts reading new partitions into the open sequence.
 func (g *taskGroup) onAddPartitions(ctx workflow.Context, a AddPartitions) {
-	if s := g.sequence(a.SequenceID); s != nil {
+	s := g.sequence(a.SequenceID)
+	if s != nil && !s.Open() && g.selfClose {
+		// Closed by the group before the supervisor heard of it: the
+		// partitions join the sequence read into now, where the
+		// supervisor's record of the close puts them too.
+		s = g.open()
+	}
+	if s != nil {
 		for p, o := range a.Offsets {
 			if _, ok := s.Start[p]; !ok {
 				s.Start[p] = o
