@@ -136,7 +136,10 @@ func (s *supervisor) onSequencePublished(ctx workflow.Context, m SequencePublish
 		if m.Progress != nil {
 			s.onProgress(ctx, *m.Progress)
 		}
-		if m.Closed != nil && rec.knows(m.Generation) {
+		if m.Closed != nil {
+			// A commit is a fact, whichever generation tells of it: the
+			// Publish of a generation that rolled over while it ran tells
+			// under the old one.
 			recordClosed(rec, m.SequenceID, m.End, m.Closed.NextSequenceID)
 		}
 	}
