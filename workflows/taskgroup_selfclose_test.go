@@ -143,3 +143,51 @@ func TestStopCarriesTheBoundariesNotYetPublished(t *testing.T) {
 	}, req.ClosedByGroup)
 	require.Equal(t, 2, req.SequenceID)
 }
+
+// TestPartitionsAddedToASequenceTheGroupClosedJoinTheOpenOne: the
+// supervisor adds partitions to the sequence it knows as open, which the
+// group has already closed and published by itself; they join the open
+// sequence, are read from where the supervisor gave them and publish with
+// it.
+func TestPartitionsAddedToASequenceTheGroupClosedJoinTheOpenOne(t *testing.T) {
+	var (
+		mu sync.Mutex
+		n  int
+	)
+	read := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		reason := protocol.StreamQuiet
+		if n == 1 {
+			reason = protocol.StreamMaxRows
+		}
+		to := domain.Offsets{}
+		for p, o := range in.From {
+			to[p] = o + 50
+		}
+		return protocol.ConsumeStreamResult{To: to, Records: 100, Rows: 100, Reason: reason,
+			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: 100}}}
+	}
+	g := newStreamGroup(t, read, time.Minute)
+	publishes := g.publishes()
+	p2 := domain.P(2)
+	g.env.RegisterDelayedCallback(func() {
+		g.env.SignalWorkflow(SignalAddPartitions, AddPartitions{SequenceID: 0, Offsets: domain.Offsets{p2: 7}})
+	}, 150*time.Second)
+	g.env.RegisterDelayedCallback(func() { g.env.SignalWorkflow(SignalGroupStop, nil) }, 10*time.Minute)
+	in := quietGroupInput()
+	in.Spec.TuningConfig.MaxRowsPerSegment = 100_000
+	in.NextSequenceID = 1
+	g.env.ExecuteWorkflow(TaskGroupWorkflowName, in)
+	require.True(t, g.env.IsWorkflowCompleted())
+	require.NoError(t, g.env.GetWorkflowError())
+
+	published := publishes()
+	require.Len(t, published, 2)
+	require.Equal(t, 0, published[0].SequenceID, "closed and published before the partitions came")
+	require.NotContains(t, published[0].End, p2)
+	require.Equal(t, 1, published[1].SequenceID)
+	require.Equal(t, int64(7), published[1].Start[p2], "the open sequence reads them from where the supervisor gave them")
+	require.Greater(t, published[1].End[p2], int64(7))
+}
