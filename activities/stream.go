@@ -65,10 +65,11 @@ func (a *Activities) ConsumeStream(ctx context.Context, in protocol.ConsumeStrea
 
 // stream is the state of one ConsumeStream attempt.
 type stream struct {
-	a   *Activities
-	in  protocol.ConsumeStreamInput
-	log *slog.Logger
-	tag string // tells this attempt's chunk files apart from any other's
+	a     *Activities
+	in    protocol.ConsumeStreamInput
+	log   *slog.Logger
+	tag   string       // tells this attempt's chunk files apart from any other's
+	local *localStream // what a watch of this process reads of it; nil outside a workflow
 
 	res          protocol.ConsumeStreamResult // staged so far
 	chunk        *chunk                       // being filled, or nil
@@ -145,6 +146,9 @@ func (s *stream) why() string {
 func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
+	var forget func()
+	s.local, forget = s.a.local.register(ctx)
+	defer forget()
 	s.listen(ctx, sctx, stop)
 	if prev := s.in.PreviousStopped; !prev.IsZero() && s.a.Metrics != nil {
 		s.a.Metrics.ReadGap(s.in.Spec.ID, max(0, time.Since(prev)))
@@ -551,6 +555,7 @@ func (s *stream) heartbeat(ctx context.Context) {
 	}
 	b := s.beat(state)
 	activity.RecordHeartbeat(ctx, b)
+	s.local.beat(b)
 	s.lastBeat, s.dirty, s.beatRecords = time.Now(), false, s.readRecords()
 	if s.a.Metrics != nil {
 		s.a.Metrics.Offsets(s.in.Spec.ID, lagview.Input{Current: b.Offsets})
