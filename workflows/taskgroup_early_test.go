@@ -1,9 +1,7 @@
 package workflows
 
 import (
-	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,26 +20,12 @@ import (
 // asking (taskgroup_selfclose_test.go); the early sequence is what its
 // user checkpoints keep, and what runs from before it did at every handoff.
 func TestGroupReadsOnWhileItsHandoffIsRecorded(t *testing.T) {
-	var (
-		mu sync.Mutex
-		n  int
-	)
-	read := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		step, reason := int64(10), protocol.StreamQuiet
+	read := steppedStream(func(n int) (int64, string) {
 		if n == 1 {
-			step, reason = 50, protocol.StreamMaxRows // 100 rows: the sequence is full
+			return 50, protocol.StreamMaxRows // 100 rows: the sequence is full
 		}
-		to := domain.Offsets{}
-		for p, o := range in.From {
-			to[p] = o + step
-		}
-		rows := 2 * step
-		return protocol.ConsumeStreamResult{To: to, Records: rows, Rows: rows, Reason: reason,
-			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: rows}}}
-	}
+		return 10, protocol.StreamQuiet
+	})
 	g := newStreamGroup(t, read, time.Minute)
 	g.env.OnGetVersion(selfCloseChange, workflow.DefaultVersion, selfCloseVersion).Return(workflow.DefaultVersion)
 	// Longer than a stream runs: a stream into the next sequence that ends

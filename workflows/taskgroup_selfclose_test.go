@@ -2,9 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,26 +21,12 @@ import (
 // the supervisor, with the boundaries it closed itself and has not
 // published.
 func TestGroupClosesItsOwnSequenceAtAHandoffTrigger(t *testing.T) {
-	var (
-		mu sync.Mutex
-		n  int
-	)
-	read := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		step, reason := int64(10), protocol.StreamQuiet
+	read := steppedStream(func(n int) (int64, string) {
 		if n == 1 || n == 3 {
-			step, reason = 50, protocol.StreamMaxRows // 100 rows: the sequence is full
+			return 50, protocol.StreamMaxRows // 100 rows: the sequence is full
 		}
-		to := domain.Offsets{}
-		for p, o := range in.From {
-			to[p] = o + step
-		}
-		rows := 2 * step
-		return protocol.ConsumeStreamResult{To: to, Records: rows, Rows: rows, Reason: reason,
-			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: rows}}}
-	}
+		return 10, protocol.StreamQuiet
+	})
 	g := newStreamGroup(t, read, time.Minute)
 	publishes := g.publishes()
 	g.env.RegisterDelayedCallback(func() { g.env.SignalWorkflow(SignalGroupStop, nil) }, 10*time.Minute)
@@ -106,21 +90,7 @@ func TestGroupClosesItsOwnSequenceAtAHandoffTrigger(t *testing.T) {
 // group closed itself still wait to publish sends them, oldest first, with
 // its request, so the supervisor knows the sequence it is asked to close.
 func TestStopCarriesTheBoundariesNotYetPublished(t *testing.T) {
-	var (
-		mu sync.Mutex
-		n  int
-	)
-	read := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		to := domain.Offsets{}
-		for p, o := range in.From {
-			to[p] = o + 50
-		}
-		return protocol.ConsumeStreamResult{To: to, Records: 100, Rows: 100, Reason: protocol.StreamMaxRows,
-			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: 100}}}
-	}
+	read := steppedStream(func(int) (int64, string) { return 50, protocol.StreamMaxRows })
 	g := newStreamGroup(t, read, time.Minute)
 	// Publishes take long: sequences close faster than they commit.
 	g.env.OnActivity(protocol.ActivityPublish, mock.Anything, mock.Anything).Return(protocol.PublishResult{SegmentIDs: []string{"seg"}}, nil).After(150 * time.Second)
@@ -150,25 +120,12 @@ func TestStopCarriesTheBoundariesNotYetPublished(t *testing.T) {
 // sequence, are read from where the supervisor gave them and publish with
 // it.
 func TestPartitionsAddedToASequenceTheGroupClosedJoinTheOpenOne(t *testing.T) {
-	var (
-		mu sync.Mutex
-		n  int
-	)
-	read := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		reason := protocol.StreamQuiet
+	read := steppedStream(func(n int) (int64, string) {
 		if n == 1 {
-			reason = protocol.StreamMaxRows
+			return 50, protocol.StreamMaxRows
 		}
-		to := domain.Offsets{}
-		for p, o := range in.From {
-			to[p] = o + 50
-		}
-		return protocol.ConsumeStreamResult{To: to, Records: 100, Rows: 100, Reason: reason,
-			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: 100}}}
-	}
+		return 50, protocol.StreamQuiet
+	})
 	g := newStreamGroup(t, read, time.Minute)
 	publishes := g.publishes()
 	p2 := domain.P(2)
