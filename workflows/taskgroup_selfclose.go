@@ -28,7 +28,8 @@ import (
 // the supervisor (planRequest): their callers wait for its answer.
 //
 // Every Publish of such a run tells the supervisor itself, so the group
-// signals nothing when one completes.
+// signals nothing when one completes. Until that notice lands, the
+// supervisor's status shows the closed sequence as still open.
 
 // selfCloseState is the task group's part of closing its own sequences.
 type selfCloseState struct {
