@@ -58,6 +58,7 @@ type Activities struct {
 	HeldReportAfter time.Duration
 
 	local     localStreams // the streams running in this process
+	stops     workerStops  // each worker's stop, as a context
 	runs      runLister    // which of their runs closed, for the watches
 	describes atomic.Int64 // group workflows described by watches
 }

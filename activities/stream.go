@@ -149,7 +149,7 @@ func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) 
 	var forget func()
 	s.local, forget = s.a.local.register(ctx)
 	defer forget()
-	s.listen(ctx, sctx, stop)
+	unlisten := s.listen(ctx, stop)
 	if prev := s.in.PreviousStopped; !prev.IsZero() && s.a.Metrics != nil {
 		s.a.Metrics.ReadGap(s.in.Spec.ID, max(0, time.Since(prev)))
 	}
@@ -158,6 +158,7 @@ func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) 
 	feeds.close()
 	s.res.StoppedAt = time.Now()
 	stop()
+	go unlisten() // forgetting the wake is a write: not on the way to the return
 	if err != nil {
 		return protocol.ConsumeStreamResult{}, classify(err)
 	}
@@ -176,24 +177,19 @@ func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) 
 	return s.res, nil
 }
 
-// listen stops the stream when its group wakes it or the worker stops.
-func (s *stream) listen(ctx, sctx context.Context, stop context.CancelFunc) {
-	workerStop := activity.GetWorkerStopChannel(ctx)
-	var woken <-chan struct{}
-	forget := func() {}
+// listen stops the stream when its group wakes it or the worker stops,
+// until forget: through callbacks, with no goroutine waiting.
+func (s *stream) listen(ctx context.Context, stop context.CancelFunc) (forget func()) {
+	stopping := s.a.stops.context(activity.GetWorkerStopChannel(ctx))
+	unhook := context.AfterFunc(stopping, func() { s.stopWith(protocol.StreamWorkerStop, stop) })
+	forgetWake := func() {}
 	if s.a.Wakeups != nil && s.in.WakeKey != "" {
-		woken, forget = s.a.Wakeups.Watch(ctx, s.in.WakeKey)
+		forgetWake = s.a.Wakeups.OnWake(ctx, s.in.WakeKey, func() { s.stopWith(protocol.StreamWoken, stop) })
 	}
-	go func() {
-		defer forget()
-		select {
-		case <-woken:
-			s.stopWith(protocol.StreamWoken, stop)
-		case <-workerStop:
-			s.stopWith(protocol.StreamWorkerStop, stop)
-		case <-sctx.Done():
-		}
-	}()
+	return func() {
+		unhook()
+		forgetWake()
+	}
 }
 
 // loop parses what the feeds have and checks what is due (check) when

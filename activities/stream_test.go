@@ -85,6 +85,49 @@ func stagedRows(t *testing.T, staging *storage.Local, res protocol.ConsumeStream
 	return n
 }
 
+// TestStreamReturnsWhenItsWorkerStops: two streams of one worker return
+// once the worker begins to stop, each with what it read staged, and a
+// stream started after the stop returns at once.
+func TestStreamReturnsWhenItsWorkerStops(t *testing.T) {
+	t.Parallel()
+	acts, staging, cl := streamFixture(t, 500)
+	spec := boundsSpec("json")
+	stopping := make(chan struct{})
+	run := func(name string) protocol.ConsumeStreamResult {
+		var suite testsuite.WorkflowTestSuite
+		env := suite.NewTestActivityEnvironment()
+		env.SetWorkerStopChannel(stopping)
+		acts.Register(env)
+		v, err := env.ExecuteActivity(protocol.ActivityConsumeStream, protocol.ConsumeStreamInput{
+			Spec: spec, SequenceName: name, From: domain.Offsets{domain.P(0): 0}, MaxRun: time.Minute,
+		})
+		require.NoError(t, err)
+		var res protocol.ConsumeStreamResult
+		require.NoError(t, v.Get(&res))
+		return res
+	}
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		produceJSON(t, cl, 500, 300)
+		time.Sleep(700 * time.Millisecond)
+		close(stopping)
+	}()
+	start := time.Now()
+	results := make(chan protocol.ConsumeStreamResult, 2)
+	for _, name := range []string{"bounds_g0_s0", "bounds_g1_s0"} {
+		go func() { results <- run(name) }()
+	}
+	for range 2 {
+		res := <-results
+		require.Equal(t, protocol.StreamWorkerStop, res.Reason)
+		require.Equal(t, domain.Offsets{domain.P(0): 800}, res.To, "read everything produced before the stop")
+		require.Equal(t, 800, stagedRows(t, staging, res))
+	}
+	require.Less(t, time.Since(start), 10*time.Second, "stopped, not timed out")
+	late := run("bounds_g2_s0")
+	require.Equal(t, protocol.StreamWorkerStop, late.Reason, "a stream that starts on a stopping worker returns")
+}
+
 // TestStreamReturnsWhenWoken: a stream on a topic that keeps getting
 // records returns once woken, with every record it read staged in chunks
 // whose files hold exactly the rows it reports.

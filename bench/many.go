@@ -58,6 +58,15 @@ type manyResult struct {
 	WorkerCPUPerSupervisor   float64 `json:"workerCpuPercentPerSupervisor"`
 	TemporalCPUPerSupervisor float64 `json:"temporalCpuPercentPerSupervisor"`
 	WorkerRSSMiB             float64 `json:"workerRssMiB"`
+	// The worker's memory at the window's end, split: RssAnon (RSS less
+	// the binary's and libraries' file pages) and, from its Go metrics,
+	// the heap in use, its goal (where the next collection starts: what
+	// the heap may grow to), goroutine stacks and goroutines.
+	WorkerAnonMiB float64 `json:"workerRssAnonMiB"`
+	HeapInuseMiB  float64 `json:"heapInuseMiB"`
+	HeapGoalMiB   float64 `json:"heapGoalMiB"`
+	StackMiB      float64 `json:"stackInuseMiB"`
+	Goroutines    int     `json:"goroutines"`
 	// KafkaConnections are the worker's connections to the broker at the
 	// window's end.
 	KafkaConnections    int     `json:"kafkaConnections"`
@@ -286,7 +295,8 @@ func waitAllCaughtUp(ctx context.Context, s *stack, tc client.Client, specs []do
 type manyPoint struct {
 	at                    time.Time
 	workerCPU, serverCPU  float64 // seconds
-	rssBytes              int64
+	rssBytes, anonBytes   int64
+	goMem                 map[string]float64 // the worker's Go memory gauges
 	conns                 int
 	gaps                  *dto.Histogram
 	heartbeats, published int64
@@ -302,6 +312,12 @@ func manySnapshot(ctx context.Context, s *stack, w *workerProc, pool *pgxpool.Po
 		p.serverCPU, _ = cpuSeconds(pid)
 	}
 	if p.rssBytes, err = residentRSS(w.pid()); err != nil {
+		return p, err
+	}
+	if p.anonBytes, err = statusKB(w.pid(), "RssAnon"); err != nil {
+		return p, err
+	}
+	if p.goMem, err = scrapeGauges(ctx, w.metricsURL, goMemGauges...); err != nil {
 		return p, err
 	}
 	if _, port, ok := strings.Cut(s.brokers[0], ":"); ok {
@@ -328,6 +344,11 @@ func (r *manyResult) setWindow(a, z manyPoint, n int) {
 	r.TemporalCPUPerSupervisor = 100 * (z.serverCPU - a.serverCPU) / secs / float64(n)
 	r.WorkerRSSMiB = float64(z.rssBytes) / (1 << 20)
 	r.RSSPerSupervisorMiB = r.WorkerRSSMiB / float64(n)
+	r.WorkerAnonMiB = float64(z.anonBytes) / (1 << 20)
+	r.HeapInuseMiB = z.goMem["go_memstats_heap_inuse_bytes"] / (1 << 20)
+	r.HeapGoalMiB = z.goMem["go_memstats_next_gc_bytes"] / (1 << 20)
+	r.StackMiB = z.goMem["go_memstats_stack_inuse_bytes"] / (1 << 20)
+	r.Goroutines = int(z.goMem["go_goroutines"])
 	r.KafkaConnections = z.conns
 	r.Handoffs = z.published - a.published
 	if a.heartbeats >= 0 && z.heartbeats >= 0 {
@@ -405,25 +426,9 @@ func eventName(e *historypb.HistoryEvent) string {
 // scrapeHistogram reads one histogram (summed over its labels) from a
 // Prometheus endpoint; nil when none is there yet.
 func scrapeHistogram(ctx context.Context, url, name string) (*dto.Histogram, error) {
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
+	fams, err := scrapeFamilies(ctx, url)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("worker metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
-	if err != nil {
-		return nil, fmt.Errorf("worker metrics: %w", err)
 	}
 	f, ok := fams[name]
 	if !ok {
@@ -444,6 +449,52 @@ func scrapeHistogram(ctx context.Context, url, name string) (*dto.Histogram, err
 		sum.SampleCount = &c
 	}
 	return sum, nil
+}
+
+// goMemGauges are the Go runtime's memory gauges the phase reports.
+var goMemGauges = []string{"go_memstats_heap_inuse_bytes", "go_memstats_next_gc_bytes", "go_memstats_stack_inuse_bytes", "go_goroutines"}
+
+// scrapeGauges reads unlabelled gauges from a Prometheus endpoint; one
+// that is not there is an error.
+func scrapeGauges(ctx context.Context, url string, names ...string) (map[string]float64, error) {
+	fams, err := scrapeFamilies(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(names))
+	for _, n := range names {
+		f, ok := fams[n]
+		if !ok || len(f.GetMetric()) == 0 {
+			return nil, fmt.Errorf("worker metrics: no %s", n)
+		}
+		out[n] = f.GetMetric()[0].GetGauge().GetValue()
+	}
+	return out, nil
+}
+
+// scrapeFamilies reads a Prometheus endpoint's text exposition.
+func scrapeFamilies(ctx context.Context, url string) (map[string]*dto.MetricFamily, error) {
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("worker metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(string(body)))
+	if err != nil {
+		return nil, fmt.Errorf("worker metrics: %w", err)
+	}
+	return fams, nil
 }
 
 // histogramDelta is z minus a, bucket by bucket (not cumulative), with a
@@ -525,6 +576,8 @@ func printMany(w io.Writer, r manyResult) {
 	fmt.Fprintf(w, "| worker CPU per supervisor | %.3f %% of a core |\n", r.WorkerCPUPerSupervisor)
 	fmt.Fprintf(w, "| Temporal server CPU per supervisor | %.3f %% of a core |\n", r.TemporalCPUPerSupervisor)
 	fmt.Fprintf(w, "| worker RSS | %.0f MiB (%.2f MiB per supervisor) |\n", r.WorkerRSSMiB, r.RSSPerSupervisorMiB)
+	fmt.Fprintf(w, "| worker memory, split | RssAnon %.1f MiB; Go heap in use %.1f MiB (goal %.1f), stacks %.1f MiB, %d goroutines |\n",
+		r.WorkerAnonMiB, r.HeapInuseMiB, r.HeapGoalMiB, r.StackMiB, r.Goroutines)
 	fmt.Fprintf(w, "| worker connections to the broker | %d |\n", r.KafkaConnections)
 	fmt.Fprintf(w, "| handoffs in the window | %d |\n", r.Handoffs)
 	fmt.Fprintf(w, "| history in the window | %d events (supervisors %d, groups %d): %.1f per handoff |\n", r.History, r.SupervisorHistory, r.History-r.SupervisorHistory, r.HistoryPerHandoff)

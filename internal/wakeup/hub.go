@@ -44,15 +44,16 @@ type Hub struct {
 	done   chan struct{}
 }
 
+// waiter is one registered key: a wake calls fn, once.
 type waiter struct {
-	ch   chan struct{}
+	fn   func()
 	once sync.Once
 }
 
-func (w *waiter) fire() { w.once.Do(func() { close(w.ch) }) }
+func (w *waiter) fire() { w.once.Do(w.fn) }
 
 // New makes a hub; Start begins listening and Close stops it. Wake works
-// without Start; Watch needs it.
+// without Start; OnWake needs it.
 func New(pool *pgxpool.Pool, log *slog.Logger) *Hub {
 	return &Hub{pool: pool, log: log, waiters: map[string]*waiter{}}
 }
@@ -91,18 +92,19 @@ func (h *Hub) Wake(ctx context.Context, key string) error {
 	return nil
 }
 
-// Watch registers key and returns a channel closed once a wake for it is
-// seen (also one recorded before Watch was called), and a function that
-// unregisters it and forgets the wake.
-func (h *Hub) Watch(ctx context.Context, key string) (<-chan struct{}, func()) {
-	w := &waiter{ch: make(chan struct{})}
+// OnWake registers key: fn runs once a wake for it is seen (also one
+// recorded before OnWake was called), on the hub's listener or within
+// OnWake, and must not block; a caller needs no goroutine of its own
+// waiting for it. forget unregisters the key and forgets the wake.
+func (h *Hub) OnWake(ctx context.Context, key string, fn func()) (forget func()) {
+	w := &waiter{fn: fn}
 	h.mu.Lock()
 	h.waiters[key] = w
 	h.mu.Unlock()
 	if woken, err := h.recorded(ctx, []string{key}); err == nil && len(woken) > 0 {
 		w.fire()
 	}
-	return w.ch, func() {
+	return func() {
 		h.mu.Lock()
 		if h.waiters[key] == w {
 			delete(h.waiters, key)

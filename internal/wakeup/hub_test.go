@@ -40,9 +40,9 @@ func TestWakeReachesAWatcherOfAnotherHub(t *testing.T) {
 	other := Start(pool, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(other.Close)
 	ctx := context.Background()
-	ch, done := other.Watch(ctx, "g/run/stream-1")
+	ch, done := watch(ctx, other, "g/run/stream-1")
 	defer done()
-	quiet, done2 := other.Watch(ctx, "g/run/stream-2")
+	quiet, done2 := watch(ctx, other, "g/run/stream-2")
 	defer done2()
 	time.Sleep(200 * time.Millisecond) // the listener is up
 	require.NoError(t, h.Wake(ctx, "g/run/stream-1"))
@@ -55,13 +55,20 @@ func TestWakeBeforeWatchIsNotLost(t *testing.T) {
 	h, pool := newHub(t)
 	ctx := context.Background()
 	require.NoError(t, h.Wake(ctx, "k1"))
-	ch, done := h.Watch(ctx, "k1")
+	ch, done := watch(ctx, h, "k1")
 	require.True(t, woken(ch, time.Second), "the recorded wake counts")
 	done()
 	var n int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM consume_wakeups`).Scan(&n))
 	require.Zero(t, n, "a finished watch forgets its wake")
-	ch2, done3 := h.Watch(ctx, "k1")
+	ch2, done3 := watch(ctx, h, "k1")
 	defer done3()
 	require.False(t, woken(ch2, 300*time.Millisecond), "a forgotten wake does not wake the next watch")
+}
+
+// watch registers key with OnWake and returns a channel its wake closes.
+func watch(ctx context.Context, h *Hub, key string) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	forget := h.OnWake(ctx, key, func() { close(ch) })
+	return ch, forget
 }
