@@ -84,6 +84,14 @@ type Config struct {
 	// supervisors × (taskCount + 1), with room for the groups a dead
 	// worker's takeover brings.
 	MaxStreams int
+	// WorkflowCache is how many workflows this worker keeps in memory
+	// between their workflow tasks (the Temporal SDK's sticky cache,
+	// HANDOFF_WORKFLOW_CACHE). A workflow not kept replays its history at
+	// its next task. 0 keeps the SDK's default (10,000): every supervisor
+	// and group of a worker serving up to 5,000 supervisors. Smaller saves
+	// memory where most supervisors are idle (OPERATIONS.md, "Many
+	// supervisors on one worker").
+	WorkflowCache int
 	// MemoryLimit is the heap size in bytes that consume push-back is
 	// measured against (HANDOFF_MEMORY_LIMIT: bytes, or a whole number of
 	// B, KiB, MiB, GiB or TiB as GOMEMLIMIT takes them). 0 takes GOMEMLIMIT
@@ -134,7 +142,7 @@ func envOr(name, def string) string {
 // the environment and then to defaults.
 func ParseConfig(args []string) (Config, error) {
 	c := Config{MaxConsume: 4, MaxPublish: 2, MaxStreams: DefaultMaxStreams, PushBackFraction: 0.8, CompactShare: workload.DefaultCompactShare, ShutdownGrace: 30 * time.Second}
-	var brokers, maxConsume, maxPublish, maxStreams, memoryLimit, fraction, compactShare, grace, snapAge, minSnaps, leaseTTL, leaseRenew string
+	var brokers, maxConsume, maxPublish, maxStreams, workflowCache, memoryLimit, fraction, compactShare, grace, snapAge, minSnaps, leaseTTL, leaseRenew string
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.StringVar(&c.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "Postgres URL (env DATABASE_URL)")
 	fs.StringVar(&c.TemporalAddress, "temporal-address", envOr("TEMPORAL_ADDRESS", "localhost:7233"), "Temporal frontend host:port (env TEMPORAL_ADDRESS)")
@@ -154,6 +162,7 @@ func ParseConfig(args []string) (Config, error) {
 	fs.StringVar(&maxConsume, "max-consume", envOr("HANDOFF_MAX_CONSUME", "4"), "consume activities run at once (env HANDOFF_MAX_CONSUME)")
 	fs.StringVar(&maxPublish, "max-publish", envOr("HANDOFF_MAX_PUBLISH", "2"), "publish activities run at once (env HANDOFF_MAX_PUBLISH)")
 	fs.StringVar(&maxStreams, "max-streams", envOr("HANDOFF_MAX_STREAMS", strconv.Itoa(DefaultMaxStreams)), "long-running activities (streams, watches) run at once: supervisors × (taskCount + 1) this worker serves (env HANDOFF_MAX_STREAMS)")
+	fs.StringVar(&workflowCache, "workflow-cache", envOr("HANDOFF_WORKFLOW_CACHE", "0"), "workflows kept in memory between their workflow tasks (the SDK's sticky cache); 0: the SDK's default, 10,000 (env HANDOFF_WORKFLOW_CACHE)")
 	fs.StringVar(&memoryLimit, "memory-limit", envOr("HANDOFF_MEMORY_LIMIT", "0"), "heap limit for push-back, e.g. 2GiB; 0: GOMEMLIMIT if set, else none (env HANDOFF_MEMORY_LIMIT)")
 	fs.StringVar(&fraction, "pushback-fraction", envOr("HANDOFF_PUSHBACK_FRACTION", "0.8"), "new consume work waits above this fraction of the memory limit (env HANDOFF_PUSHBACK_FRACTION)")
 	fs.StringVar(&compactShare, "compact-share", envOr("HANDOFF_COMPACT_SHARE", strconv.FormatFloat(workload.DefaultCompactShare, 'g', -1, 64)), "while ingestion is busy, a compaction works at most this share of its time, in (0, 1]; 1: never held back (env HANDOFF_COMPACT_SHARE)")
@@ -186,6 +195,7 @@ func ParseConfig(args []string) (Config, error) {
 	parse("max consume", maxConsume, func(s string) (err error) { c.MaxConsume, err = parseInt(s); return err })
 	parse("max publish", maxPublish, func(s string) (err error) { c.MaxPublish, err = parseInt(s); return err })
 	parse("max streams", maxStreams, func(s string) (err error) { c.MaxStreams, err = parseInt(s); return err })
+	parse("workflow cache", workflowCache, func(s string) (err error) { c.WorkflowCache, err = parseInt(s); return err })
 	parse("memory limit", memoryLimit, func(s string) (err error) { c.MemoryLimit, err = parseBytes(s); return err })
 	parse("push-back fraction", fraction, func(s string) (err error) {
 		c.PushBackFraction, err = strconv.ParseFloat(s, 64)
@@ -317,6 +327,9 @@ func (c Config) Validate() error {
 	if c.MaxStreams < 2 {
 		errs = append(errs, fmt.Errorf("max streams %d: want at least 2 (a supervisor's watch and one group's stream)", c.MaxStreams))
 	}
+	if c.WorkflowCache < 0 {
+		errs = append(errs, fmt.Errorf("workflow cache %d: want 0 (the SDK's default) or more workflows", c.WorkflowCache))
+	}
 	if c.MemoryLimit < 0 {
 		errs = append(errs, fmt.Errorf("memory limit %d: want 0 or more bytes", c.MemoryLimit))
 	}
@@ -376,6 +389,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("maxConsume", c.MaxConsume),
 		slog.Int("maxPublish", c.MaxPublish),
 		slog.Int("maxStreams", c.MaxStreams),
+		slog.Int("workflowCache", c.WorkflowCache),
 		slog.Int64("memoryLimit", c.MemoryLimit),
 		slog.Float64("pushBackFraction", c.PushBackFraction),
 		slog.Float64("compactShare", c.CompactShare),

@@ -18,7 +18,7 @@ func clearWorkerEnv(t *testing.T) {
 	for _, name := range []string{
 		"TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "KAFKA_BROKERS", "HANDOFF_DEEP_STORAGE", "HANDOFF_STAGING_DIR",
 		"HANDOFF_HTTP_ADDR", "HANDOFF_LOG_LEVEL", "HANDOFF_LOG_FORMAT", "HANDOFF_MAX_CONSUME", "HANDOFF_MAX_PUBLISH",
-		"HANDOFF_MAX_STREAMS",
+		"HANDOFF_MAX_STREAMS", "HANDOFF_WORKFLOW_CACHE",
 		"HANDOFF_MEMORY_LIMIT", "HANDOFF_PUSHBACK_FRACTION", "HANDOFF_SHUTDOWN_GRACE", "HANDOFF_SCRATCH_DIR",
 		"HANDOFF_COMPACT_SHARE",
 	} {
@@ -34,6 +34,7 @@ func TestConfigWorkloadDefaults(t *testing.T) {
 	require.Equal(t, 4, cfg.MaxConsume)
 	require.Equal(t, 2, cfg.MaxPublish)
 	require.Equal(t, 1000, cfg.MaxStreams)
+	require.Zero(t, cfg.WorkflowCache, "the SDK's default")
 	require.Zero(t, cfg.MemoryLimit)
 	require.Equal(t, 0.8, cfg.PushBackFraction)
 	require.Equal(t, 0.5, cfg.CompactShare)
@@ -47,6 +48,7 @@ func TestConfigWorkloadFromEnvironmentAndFlags(t *testing.T) {
 	t.Setenv("HANDOFF_MAX_CONSUME", "6")
 	t.Setenv("HANDOFF_MAX_PUBLISH", "3")
 	t.Setenv("HANDOFF_MAX_STREAMS", "4000")
+	t.Setenv("HANDOFF_WORKFLOW_CACHE", "300")
 	t.Setenv("HANDOFF_MEMORY_LIMIT", "512MiB")
 	t.Setenv("HANDOFF_PUSHBACK_FRACTION", "0.5")
 	t.Setenv("HANDOFF_SHUTDOWN_GRACE", "2m")
@@ -57,6 +59,7 @@ func TestConfigWorkloadFromEnvironmentAndFlags(t *testing.T) {
 	require.Equal(t, 6, cfg.MaxConsume)
 	require.Equal(t, 3, cfg.MaxPublish)
 	require.Equal(t, 4000, cfg.MaxStreams)
+	require.Equal(t, 300, cfg.WorkflowCache)
 	require.Equal(t, int64(512<<20), cfg.MemoryLimit)
 	require.Equal(t, 0.5, cfg.PushBackFraction)
 	require.Equal(t, 2*time.Minute, cfg.ShutdownGrace)
@@ -100,9 +103,9 @@ func TestConfigNamesWhatIsWrongWithTheWorkload(t *testing.T) {
 	}
 
 	_, err = ParseConfig([]string{"--log-format", "xml", "--max-consume", "0", "--max-publish", "-1", "--max-streams", "1",
-		"--pushback-fraction", "1.5", "--shutdown-grace", "-1s"})
+		"--workflow-cache", "-5", "--pushback-fraction", "1.5", "--shutdown-grace", "-1s"})
 	require.Error(t, err)
-	for _, want := range []string{`log format "xml"`, "max consume 0", "max publish -1", "max streams 1", "push-back fraction 1.5", "shutdown grace -1s"} {
+	for _, want := range []string{`log format "xml"`, "max consume 0", "max publish -1", "max streams 1", "workflow cache -5", "push-back fraction 1.5", "shutdown grace -1s"} {
 		require.Contains(t, err.Error(), want)
 	}
 	_, err = ParseConfig([]string{"--pushback-fraction", "0"})

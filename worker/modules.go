@@ -225,6 +225,9 @@ func newActivities(d activityDeps) *activities.Activities {
 // tracker slots inside the activity, so the SDK's own bound only has to
 // leave room for them and for the small activities beside them.
 func startTemporalWorker(lc fx.Lifecycle, cfg Config, c client.Client, acts *activities.Activities, running *liveness.Registry, log *slog.Logger) {
+	if cfg.WorkflowCache > 0 {
+		worker.SetStickyWorkflowCacheSize(cfg.WorkflowCache) // process-wide, before the first worker
+	}
 	w := worker.New(c, workflows.TaskQueue, worker.Options{
 		// The lease lists what runs here, for a live worker to take over
 		// at once should this one die (internal/liveness).
