@@ -32,6 +32,9 @@ type chunk struct {
 	saved                                       []pgstore.ParseError // the latest unparseable rows, for parse_errors
 	deadLetters                                 []kafka.Message
 	rec                                         parse.Record // what the parser reads of a record, reused
+	// rowPath keeps declared dimensions on the row path (Add) too: the
+	// tests compare the two paths.
+	rowPath bool
 }
 
 // full: the chunk holds as many rows or bytes as the spec allows in memory.
@@ -67,11 +70,22 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 	var addErr error
 	c.rec = parse.Record{Topic: spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: r.Offset,
 		Time: r.Time, Key: r.Key, Headers: r.Headers, Value: r.Value}
-	err := c.parser.ParseRecord(&c.rec, now, func(row domain.Row) {
-		if addErr == nil {
-			addErr = c.buf.Add(row)
-		}
-	})
+	var err error
+	if c.parser.FixedDims() && !c.rowPath {
+		// Declared dimensions: the buffer holds the chunk as columns,
+		// copying from each row only its dictionaries' new values.
+		err = c.parser.ParseRecordView(&c.rec, now, func(row *domain.Row) {
+			if addErr == nil {
+				addErr = c.buf.AddView(row)
+			}
+		})
+	} else {
+		err = c.parser.ParseRecord(&c.rec, now, func(row domain.Row) {
+			if addErr == nil {
+				addErr = c.buf.Add(row)
+			}
+		})
+	}
 	if addErr != nil {
 		return fmt.Errorf("topic %s partition %d offset %d: %w", spec.IOConfig.TopicOf(p), p.Partition, r.Offset, addErr)
 	}
