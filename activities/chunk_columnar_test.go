@@ -154,7 +154,9 @@ var declaredDims = []domain.DimensionSpec{{Name: "page"}, {Name: "n", Type: doma
 func columnarCases() []columnarCase {
 	json := func(rng *rand.Rand, now time.Time) []kafka.Record { return jsonRecords(rng, now, false) }
 	return []columnarCase{
-		{"json", func(r bool) domain.Spec { return columnarSpec(r, declaredDims, domain.InputFormat{Type: domain.InputJSON}) }, json},
+		{"json", func(r bool) domain.Spec {
+			return columnarSpec(r, declaredDims, domain.InputFormat{Type: domain.InputJSON})
+		}, json},
 		{"json-filter", func(r bool) domain.Spec {
 			s := columnarSpec(r, declaredDims, domain.InputFormat{Type: domain.InputJSON})
 			s.DataSchema.Filter = &domain.Filter{Type: "selector", Dimension: "country", Value: "FR"}
