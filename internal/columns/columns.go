@@ -31,6 +31,7 @@ type Chunk struct {
 	Time    []int64
 	Dims    []Dim
 	Metrics []Metric
+	order   []int32 // Sort's result
 }
 
 // Dim is one dimension column: a code per row and the dictionary the
@@ -38,6 +39,9 @@ type Chunk struct {
 type Dim struct {
 	Codes []uint32
 	Dict  Dict
+	// Sort's scratch: the codes in order of their values, and each
+	// code's rank in that order.
+	byValue, ranks []uint32
 }
 
 // Metric is one metric column.
@@ -134,37 +138,6 @@ func (c *Chunk) SetMetric(i, m int, v domain.Value) {
 	if col.S != nil {
 		col.S[i] = v.S
 	}
-}
-
-// Rows appends the chunk's rows to dst, in order, and returns it. Every
-// row has all the chunk's dimensions; their cells come from one
-// allocation, and their strings are the dictionaries'.
-func (c *Chunk) Rows(dst []domain.Row) []domain.Row {
-	n, nd, nm := c.Len(), len(c.Dims), len(c.Metrics)
-	w := nd + nm
-	cells := make([]domain.Value, n*w)
-	for i := range n {
-		row := cells[i*w : (i+1)*w : (i+1)*w]
-		dst = append(dst, domain.Row{Time: c.Time[i], Dims: row[:nd:nd], Metrics: row[nd:]})
-	}
-	rows := dst[len(dst)-n:]
-	for d := range c.Dims {
-		col := &c.Dims[d]
-		for i, code := range col.Codes {
-			rows[i].Dims[d] = col.Dict.Value(code)
-		}
-	}
-	for m := range c.Metrics {
-		col := &c.Metrics[m]
-		for i := range n {
-			v := &rows[i].Metrics[m]
-			v.N, v.Null = col.N[i], col.Null[i]
-			if col.S != nil {
-				v.S = col.S[i]
-			}
-		}
-	}
-	return dst
 }
 
 // Reset empties the chunk, keeping its slices' memory.

@@ -39,6 +39,7 @@ type Buffer struct {
 	// first; codes is the scratch of one row's dimension codes.
 	cols  *columns.Chunk
 	codes []uint32
+	types []domain.ColumnType // the columns' types, for their sort
 }
 
 type cell struct{ row, metric int }
@@ -147,16 +148,17 @@ func (b *Buffer) Bytes() int64 {
 func (b *Buffer) Rows(dims []domain.Column) []domain.Row {
 	var rows []domain.Row
 	if b.cols != nil {
-		rows = b.columnRows()
+		rows = b.columnRows(dims) // sorted on the columns
 	} else {
 		for c, s := range b.sketches {
 			b.rows[c.row].Metrics[c.metric] = s.Value()
 		}
 		rows = b.rows
+		// Keys are unique with rollup on: no ties to keep in order but
+		// those CompareRows makes (-0 and 0, NaN), which stay as they
+		// always were.
+		sortRows(rows, dims, !b.rollup)
 	}
-	// Keys are unique with rollup on: no ties to keep in order but those
-	// CompareRows makes (-0 and 0, NaN), which stay as they always were.
-	sortRows(rows, dims, !b.rollup)
 	if b.table != nil {
 		putTable(b.table)
 		b.table = nil

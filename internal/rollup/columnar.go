@@ -27,7 +27,7 @@ var spare struct {
 	chunks []*columns.Chunk // empty
 }
 
-const maxSpare = 4
+const maxSpare = 2
 
 func getColumns() *columns.Chunk {
 	spare.Lock()
@@ -151,7 +151,9 @@ func (b *Buffer) combineColumns(g int, r *domain.Row) error {
 		held := c.Metric(g, j)
 		v := r.Metrics[j]
 		if m.Type == domain.MetricHyperUnique {
-			v.S = strings.Clone(v.S) // mergeSketch may keep it
+			if held.Null && b.sketches[cell{g, j}] == nil {
+				v.S = strings.Clone(v.S) // mergeSketch keeps it
+			}
 			if err := b.mergeSketch(&held, cell{g, j}, v); err != nil {
 				return err
 			}
@@ -164,14 +166,22 @@ func (b *Buffer) combineColumns(g int, r *domain.Row) error {
 }
 
 // columnRows is Rows for the columnar mode: the sketches encoded back,
-// the columns made rows in the rows slice, the columns kept for the next
-// chunk.
-func (b *Buffer) columnRows() []domain.Row {
+// the columns sorted (as sortRows would sort their rows) and made rows in
+// that order in the rows slice, the columns kept for the next chunk.
+func (b *Buffer) columnRows(dims []domain.Column) []domain.Row {
 	c := b.cols
 	for k, s := range b.sketches {
 		c.SetMetric(k.row, k.metric, s.Value())
 	}
-	rows := c.Rows(b.rows)
+	b.types = b.types[:0]
+	for d := range c.Dims {
+		t := domain.TypeString // a column past dims holds only nulls
+		if d < len(dims) {
+			t = dims[d].Type
+		}
+		b.types = append(b.types, t)
+	}
+	rows := c.RowsIn(c.Sort(b.types, !b.rollup), b.rows)
 	putColumns(c)
 	b.cols = nil
 	return rows
