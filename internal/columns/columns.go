@@ -31,7 +31,12 @@ type Chunk struct {
 	Time    []int64
 	Dims    []Dim
 	Metrics []Metric
-	order   []int32 // Sort's result
+	// MayGoPlain lets a dimension whose values barely repeat stop
+	// deduplicating them (Codes): its codes then only index its values,
+	// and do not tell equal values (rollup keys need them to). Reset
+	// clears it.
+	MayGoPlain bool
+	order      []int32 // Sort's result
 }
 
 // Dim is one dimension column: a code per row and the dictionary the
@@ -40,8 +45,8 @@ type Dim struct {
 	Codes []uint32
 	Dict  Dict
 	// Sort's scratch: the codes in order of their values, and each
-	// code's rank in that order.
-	byValue, ranks []uint32
+	// code's rank in that order (nil: compare the values), in rankBuf.
+	byValue, ranks, rankBuf []uint32
 }
 
 // Metric is one metric column.
@@ -92,6 +97,9 @@ func (c *Chunk) Len() int { return len(c.Time) }
 // after the call), and returns their codes in dst[:len(Dims)]: a
 // dimension past r's end is null. r has at most len(Dims) dimensions.
 func (c *Chunk) Codes(r *domain.Row, dst []uint32) []uint32 {
+	if c.MayGoPlain && c.Len() == plainCheckRows {
+		c.goPlain()
+	}
 	dst = dst[:0]
 	for d := range c.Dims {
 		var code uint32
@@ -101,6 +109,20 @@ func (c *Chunk) Codes(r *domain.Row, dst []uint32) []uint32 {
 		dst = append(dst, code)
 	}
 	return dst
+}
+
+// plainCheckRows is when a chunk that may checks whether a dimension's
+// values repeat: if more than half the rows so far had a value of their
+// own (a unique id), a lookup per row costs a cache miss or two in a
+// table that only grows, for nothing.
+const plainCheckRows = 4096
+
+func (c *Chunk) goPlain() {
+	for d := range c.Dims {
+		if dict := &c.Dims[d].Dict; 2*dict.Len() > plainCheckRows {
+			dict.goPlain()
+		}
+	}
 }
 
 // Append adds a row of time t, dimension codes (from Codes) and metric
@@ -142,7 +164,7 @@ func (c *Chunk) SetMetric(i, m int, v domain.Value) {
 
 // Reset empties the chunk, keeping its slices' memory.
 func (c *Chunk) Reset() {
-	c.Time = c.Time[:0]
+	c.Time, c.MayGoPlain = c.Time[:0], false
 	for d := range c.Dims {
 		c.Dims[d].Codes = c.Dims[d].Codes[:0]
 		c.Dims[d].Dict.Reset()

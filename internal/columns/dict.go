@@ -18,6 +18,9 @@ import (
 type Dict struct {
 	values []domain.Value
 	slots  []slot
+	// plain: values are no longer looked up, each gets a code of its own
+	// (see Chunk.Codes); equal values may then have different codes.
+	plain bool
 }
 
 type slot struct{ hash, code uint32 }
@@ -41,6 +44,10 @@ func (d *Dict) Value(code uint32) domain.Value {
 func (d *Dict) Code(v *domain.Value) uint32 {
 	if v.Null {
 		return 0
+	}
+	if d.plain {
+		d.values = append(d.values, domain.Value{S: strings.Clone(v.S), N: v.N})
+		return uint32(len(d.values))
 	}
 	if d.slots == nil {
 		d.slots = make([]slot, minSlots)
@@ -93,6 +100,16 @@ func (d *Dict) Reset() {
 	clear(d.values)
 	d.values = d.values[:0]
 	clear(d.slots)
+	d.plain = false
+}
+
+// Plain reports whether equal values may have different codes.
+func (d *Dict) Plain() bool { return d.plain }
+
+// goPlain stops looking values up: from now on each value is added.
+func (d *Dict) goPlain() {
+	d.plain = true
+	d.slots = nil // a chunk of unique ids grew it large; the next starts small
 }
 
 func hashValue(v *domain.Value) uint32 {

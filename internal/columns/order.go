@@ -7,6 +7,10 @@ import (
 	"handoff/internal/domain"
 )
 
+// maxRankedShare: a column is ranked when it has at most one distinct
+// value in this many rows.
+const maxRankedShare = 8
+
 // Sort orders the chunk's rows by domain.CompareRows over dimension
 // columns of the given types, rows by index, without moving a row: the
 // result is the rows' indexes in order (the chunk's own scratch, valid
@@ -51,8 +55,8 @@ func (c *Chunk) compare(types []domain.ColumnType, byIndex bool) func(a, b int32
 			if x == y {
 				continue
 			}
-			if types[d] == domain.TypeDouble {
-				if r := domain.CompareValues(col.Dict.Value(x), col.Dict.Value(y), domain.TypeDouble); r != 0 {
+			if col.ranks == nil {
+				if r := domain.CompareValues(col.Dict.Value(x), col.Dict.Value(y), types[d]); r != 0 {
 					return r
 				}
 				continue
@@ -71,11 +75,16 @@ func (c *Chunk) compare(types []domain.ColumnType, byIndex bool) func(a, b int32
 // rank gives each code of a string or long column its rank among the
 // column's values by CompareValues: null (code 0) is 0, and values that
 // compare equal (the same string with different numbers, in no column
-// the parser makes) share one.
+// the parser makes) share one. A column of more than one distinct value
+// in maxRankedShare rows is left unranked (ranks nil): sorting its
+// dictionary (a unique id's: one value a row) costs more than the
+// comparisons that ranks make cheaper, which come only on ties of time
+// and the dimensions before it.
 func (c *Chunk) rank(types []domain.ColumnType) {
 	for d := range c.Dims {
 		col := &c.Dims[d]
-		if types[d] == domain.TypeDouble {
+		if types[d] == domain.TypeDouble || col.Dict.Len()*maxRankedShare > c.Len() {
+			col.ranks = nil // compare the values
 			continue
 		}
 		n := col.Dict.Len()
@@ -87,7 +96,8 @@ func (c *Chunk) rank(types []domain.ColumnType) {
 		slices.SortFunc(col.byValue, func(x, y uint32) int {
 			return domain.CompareValues(col.Dict.values[x-1], col.Dict.values[y-1], t)
 		})
-		col.ranks = slices.Grow(col.ranks[:0], n+1)[:n+1]
+		col.ranks = slices.Grow(col.rankBuf[:0], n+1)[:n+1]
+		col.rankBuf = col.ranks
 		col.ranks[0] = 0
 		var r uint32
 		for i, code := range col.byValue {

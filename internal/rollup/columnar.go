@@ -99,6 +99,7 @@ func (b *Buffer) AddView(r *domain.Row) error {
 func (b *Buffer) getColumns(dims int) *columns.Chunk {
 	c := getColumns()
 	c.Reshape(dims, b.metrics)
+	c.MayGoPlain = !b.rollup // rollup compares codes
 	b.cols = c
 	return c
 }

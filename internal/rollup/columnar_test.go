@@ -133,3 +133,32 @@ func TestAddViewShapes(t *testing.T) {
 	require.NoError(t, b.Add(domain.Row{Time: 1, Dims: []domain.Value{a}, Metrics: one}))
 	require.Error(t, b.AddView(&domain.Row{Time: 1, Dims: []domain.Value{a}, Metrics: one}))
 }
+
+// With rollup off, a dimension whose values barely repeat (a unique id)
+// stops deduplicating after columns.plainCheckRows rows; the rows and
+// their order stay the row path's, repeats and ties included.
+func TestAddViewPlainColumn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(38, 1))
+	dims := []domain.Column{{Name: "id", Type: domain.TypeString}, {Name: "n", Type: domain.TypeLong}, {Name: "s", Type: domain.TypeString}}
+	metrics := allMetrics[:2]
+	rows, cols := New(metrics, false), New(metrics, false)
+	var v viewer
+	for i := range 20_000 {
+		id := domain.StringValue(fmt.Sprint("id-", rng.IntN(1_000_000)))
+		switch rng.IntN(20) {
+		case 0:
+			id = domain.NullValue()
+		case 1:
+			id = domain.StringValue("repeated")
+		}
+		r := domain.Row{Time: int64(i / 7), Dims: []domain.Value{id, domain.LongValue(int64(rng.IntN(3))), domain.StringValue(fmt.Sprint("s", rng.IntN(4)))},
+			Metrics: []domain.Value{domain.LongValue(1), domain.LongValue(int64(i))}}
+		require.NoError(t, rows.Add(r))
+		require.NoError(t, cols.AddView(v.view(r)))
+		v.scribble()
+	}
+	require.True(t, cols.cols.Dims[0].Dict.Plain(), "the id column went plain")
+	require.False(t, cols.cols.Dims[2].Dict.Plain(), "the repeating column did not")
+	require.Equal(t, rows.Bytes(), cols.Bytes())
+	requireRows(t, canonical(rows.Rows(dims)), canonical(cols.Rows(dims)), "plain")
+}
