@@ -14,6 +14,12 @@
 // rollup on through 24-byte sort keys. The table and the sort keys go back
 // to pools when Rows returns, the rows slice when the caller Recycles it,
 // so a steady stream of chunks allocates none of them.
+//
+// Rows taken by AddView (columnar.go) are held instead as columns
+// (internal/columns): time, a dictionary code per dimension, the metric
+// cells. The table's slots then index the columns, keys hash and compare
+// as codes, the sort orders row indexes on the codes, and Rows makes the
+// rows, in order, only then.
 package rollup
 
 import (
