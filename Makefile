@@ -62,6 +62,8 @@ vet:
 # stops it and is written to the package's testdata/fuzz/<target>/, where
 # plain `go test` replays it from then on. Minimizing each new input is
 # bounded too (go's default, 60s, would use up FUZZTIME on a deep one).
+# hack/fuzz-one.sh runs each, and repeats once a run that only hit the
+# fuzzing coordinator's end-of-time race (no failing input written).
 FUZZTIME ?= 20s
 FUZZMINIMIZETIME ?= 5s
 
@@ -71,6 +73,6 @@ fuzz:
 		names=$$(go test -list '^Fuzz' $$pkg); \
 		for name in $$(printf '%s\n' "$$names" | grep '^Fuzz'); do \
 			echo "--- fuzz $$pkg $$name for $(FUZZTIME)"; \
-			go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg; \
+			hack/fuzz-one.sh $$pkg $$name $(FUZZTIME) $(FUZZMINIMIZETIME); \
 		done; \
 	done

@@ -9,6 +9,7 @@ package activities
 
 import (
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -55,6 +56,10 @@ type Activities struct {
 	// partition before a watch reports it to its supervisor (status, the
 	// UI's details). Default DefaultHeldReportAfter.
 	HeldReportAfter time.Duration
+
+	local     localStreams // the streams running in this process
+	runs      runLister    // which of their runs closed, for the watches
+	describes atomic.Int64 // group workflows described by watches
 }
 
 // Recorder receives the activities' measurements (internal/metrics

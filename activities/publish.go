@@ -21,8 +21,8 @@ const mergeFanIn = 32
 // Publish merges the sequence's staging files (sorted, rolled up again
 // across chunks), writes one segment per segment-granularity interval to
 // deep storage, and commits the segments, the new offsets and the sequence
-// record in one transaction. Then it deletes the staging files. Every step
-// is safe to repeat.
+// record in one transaction. Then it deletes the staging files and, when
+// asked (in.Notify), tells the supervisor. Every step is safe to repeat.
 func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res protocol.PublishResult, err error) {
 	start := time.Now()
 	name := domain.SequenceName(in.Spec.ID, in.Group, in.SequenceID)
@@ -40,6 +40,9 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 	} else if ok {
 		// Committed by an earlier attempt; its staging files may be gone.
 		a.deleteStaging(ctx, run.log, in.Spec.ID, name)
+		if err := a.notify(ctx, run.log, in.Notify, len(rec.SegmentIDs), rec.Rows); err != nil {
+			return protocol.PublishResult{}, err
+		}
 		return protocol.PublishResult{SegmentIDs: rec.SegmentIDs, Rows: rec.Rows, AlreadyPublished: true}, nil
 	}
 	iw, err := a.writeSegments(ctx, in, name, run)
@@ -83,6 +86,9 @@ func (a *Activities) Publish(ctx context.Context, in protocol.PublishInput) (res
 			handoff = time.Since(in.ClosedAt)
 		}
 		a.Metrics.Published(in.Spec.ID, rows, int64(len(segs)), bytes, time.Since(start), handoff)
+	}
+	if err := a.notify(ctx, run.log, in.Notify, len(segs), rows); err != nil {
+		return protocol.PublishResult{}, err
 	}
 	return protocol.PublishResult{SegmentIDs: ids, Rows: rows, AlreadyPublished: already}, nil
 }

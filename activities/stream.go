@@ -36,9 +36,8 @@ const (
 	// busyRecords read since the last heartbeat make a stream busy.
 	busyRecords = 1000
 	// streamTick is how often a stream with records in its open chunk, or
-	// just read, checks what is due; a quiet one checks every
-	// idleStreamTick (the triggers and heartbeats then due are seconds
-	// apart).
+	// that read some in the last idleStreamTick, checks what is due; a
+	// quiet one checks only when something is (nextCheck).
 	streamTick     = 250 * time.Millisecond
 	idleStreamTick = 2 * time.Second
 	// flushTimeout bounds staging the last chunk after the stream was
@@ -66,10 +65,11 @@ func (a *Activities) ConsumeStream(ctx context.Context, in protocol.ConsumeStrea
 
 // stream is the state of one ConsumeStream attempt.
 type stream struct {
-	a   *Activities
-	in  protocol.ConsumeStreamInput
-	log *slog.Logger
-	tag string // tells this attempt's chunk files apart from any other's
+	a     *Activities
+	in    protocol.ConsumeStreamInput
+	log   *slog.Logger
+	tag   string       // tells this attempt's chunk files apart from any other's
+	local *localStream // what a watch of this process reads of it; nil outside a workflow
 
 	res          protocol.ConsumeStreamResult // staged so far
 	chunk        *chunk                       // being filled, or nil
@@ -146,19 +146,18 @@ func (s *stream) why() string {
 func (s *stream) run(ctx context.Context) (protocol.ConsumeStreamResult, error) {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
+	var forget func()
+	s.local, forget = s.a.local.register(ctx)
+	defer forget()
 	s.listen(ctx, sctx, stop)
 	if prev := s.in.PreviousStopped; !prev.IsZero() && s.a.Metrics != nil {
 		s.a.Metrics.ReadGap(s.in.Spec.ID, max(0, time.Since(prev)))
 	}
-	batches, wait := s.fetchAll(sctx)
-	err := s.loop(sctx, stop, batches)
+	feeds := s.follow()
+	err := s.loop(sctx, stop, feeds)
+	feeds.close()
 	s.res.StoppedAt = time.Now()
 	stop()
-	for range batches { // let the fetchers end
-	}
-	if ferr := wait(); err == nil && ferr != nil && s.why() == "" && ctx.Err() == nil {
-		err = ferr
-	}
 	if err != nil {
 		return protocol.ConsumeStreamResult{}, classify(err)
 	}
@@ -197,67 +196,140 @@ func (s *stream) listen(ctx, sctx context.Context, stop context.CancelFunc) {
 	}()
 }
 
-// loop parses what the fetchers send and checks, every streamTick while
-// a chunk holds records and every idleStreamTick otherwise, whether a
-// chunk is due, a trigger holds, MaxRun passed or a heartbeat is due.
-func (s *stream) loop(ctx context.Context, stop context.CancelFunc, batches <-chan batch) error {
-	period := idleStreamTick
-	tick := time.NewTicker(period)
-	defer tick.Stop()
+// loop parses what the feeds have and checks what is due (check) when
+// nextCheck says. It waits on the feeds, the next check and ctx alone,
+// so a quiet stream wakes only when something is due.
+func (s *stream) loop(ctx context.Context, stop context.CancelFunc, fs *streamFeeds) error {
 	s.lastBeat = time.Now()
 	s.heartbeat(ctx)
+	due := s.lastBeat.Add(streamTick)
+	timer := time.NewTimer(streamTick)
+	defer timer.Stop()
 	for {
-		if want := s.tickEvery(); want != period {
-			period = want
-			tick.Reset(period)
+		b, got, err := s.poll(ctx, fs)
+		if err != nil {
+			return err
 		}
-		select {
-		case b, ok := <-batches:
-			if !ok {
-				return nil // every partition reached Until, or a fetch failed
-			}
+		if got {
 			if err := s.add(ctx, b); err != nil {
 				if ctx.Err() != nil {
 					return nil // asked to return while waiting for a slot: the batch is read again
 				}
 				return err
 			}
-		case <-ctx.Done():
-			return nil
-		case now := <-tick.C:
-			if s.chunk != nil && s.chunk.records > 0 && now.Sub(s.chunkStarted) >= s.in.Spec.TuningConfig.ChunkPeriod.D() {
-				if err := s.flush(ctx); err != nil {
-					return err
-				}
-			}
-			if r := s.trigger(now); r != "" {
-				s.stopWith(r, stop)
+		} else if fs.finished() {
+			return nil // every partition reached Until
+		}
+		// What was read or seen may bring the next check closer.
+		if want := s.nextCheck(time.Now()); want.Before(due) {
+			due = want
+			timer.Reset(time.Until(due))
+		}
+		var now time.Time
+		if got { // more may wait: take it, unless a check is due first
+			select {
+			case <-ctx.Done():
 				return nil
+			case now = <-timer.C:
+			default:
+				continue
 			}
-			if s.quiet(now) {
-				s.stopWith(protocol.StreamQuiet, stop)
+		} else {
+			select {
+			case <-fs.set.Ready():
+				continue
+			case <-ctx.Done():
 				return nil
-			}
-			if s.in.MaxRun > 0 && now.Sub(s.started) >= s.in.MaxRun {
-				s.stopWith(protocol.StreamMaxRun, stop)
-				return nil
-			}
-			if s.beatDue(now) {
-				s.heartbeat(ctx)
+			case now = <-timer.C:
 			}
 		}
+		if done, err := s.check(ctx, stop, now); done || err != nil {
+			return err
+		}
+		due = s.nextCheck(time.Now())
+		timer.Reset(time.Until(due))
 	}
 }
 
-// tickEvery is how often the loop checks what is due: often while a chunk
-// holds records (its chunkPeriod is near) or records came in the last
-// idleStreamTick (a trigger the last chunk's flush made true is seen at
-// once), seldom otherwise.
-func (s *stream) tickEvery() time.Duration {
-	if (s.chunk != nil && s.chunk.records > 0) || time.Since(s.lastRecord) < idleStreamTick {
-		return streamTick
+// check stages a chunk whose chunkPeriod passed, and stops the stream
+// (done) when a trigger holds, it is quiet or MaxRun passed; else it
+// heartbeats if that is due.
+func (s *stream) check(ctx context.Context, stop context.CancelFunc, now time.Time) (done bool, err error) {
+	if s.chunk != nil && s.chunk.records > 0 && now.Sub(s.chunkStarted) >= s.in.Spec.TuningConfig.ChunkPeriod.D() {
+		if err := s.flush(ctx); err != nil {
+			return true, err
+		}
 	}
-	return idleStreamTick
+	if r := s.trigger(now); r != "" {
+		s.stopWith(r, stop)
+		return true, nil
+	}
+	if s.quiet(now) {
+		s.stopWith(protocol.StreamQuiet, stop)
+		return true, nil
+	}
+	if s.in.MaxRun > 0 && now.Sub(s.started) >= s.in.MaxRun {
+		s.stopWith(protocol.StreamMaxRun, stop)
+		return true, nil
+	}
+	if s.beatDue(now) {
+		s.heartbeat(ctx)
+	}
+	return false, nil
+}
+
+// nextCheck is when the loop next checks what is due: streamTick on while
+// a chunk holds records (its chunkPeriod is near) or records came in the
+// last idleStreamTick (a trigger the last chunk's flush made true is seen
+// at once); otherwise the first moment check can find anything to do (a
+// heartbeat, a handoff by age, quiet, MaxRun), so an idle stream sleeps
+// until its next heartbeat instead of waking every few seconds.
+func (s *stream) nextCheck(now time.Time) time.Time {
+	soon := now.Add(streamTick)
+	if (s.chunk != nil && s.chunk.records > 0) || now.Sub(s.lastRecord) < idleStreamTick {
+		return soon
+	}
+	next := s.nextBeat()
+	if t := s.in.Close; t != nil && s.in.Spec.TuningConfig.IntermediateHandoffPeriod > 0 && (t.Progressed || s.readRecords() > 0) {
+		next = earliest(next, s.handoffDue())
+	}
+	if s.in.QuietAfter > 0 && !s.lastRecord.IsZero() {
+		next = earliest(next, later(s.lastRecord.Add(s.in.QuietAfter), s.started.Add(s.in.MinRun)))
+	}
+	if s.in.MaxRun > 0 {
+		next = earliest(next, s.started.Add(s.in.MaxRun))
+	}
+	return later(next, soon)
+}
+
+// nextBeat is the first moment beatDue can hold if nothing is read
+// meanwhile.
+func (s *stream) nextBeat() time.Time {
+	every := idleHeartbeatEvery
+	switch {
+	case s.heldMoved():
+		every = busyHeartbeatEvery
+	case !s.dirty:
+	case s.readRecords()-s.beatRecords >= busyRecords:
+		every = busyHeartbeatEvery
+	default:
+		every = s.slowBeat()
+	}
+	return s.lastBeat.Add(every)
+}
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // add parses one fetched batch, staging a chunk each time one is full,
@@ -483,6 +555,7 @@ func (s *stream) heartbeat(ctx context.Context) {
 	}
 	b := s.beat(state)
 	activity.RecordHeartbeat(ctx, b)
+	s.local.beat(b)
 	s.lastBeat, s.dirty, s.beatRecords = time.Now(), false, s.readRecords()
 	if s.a.Metrics != nil {
 		s.a.Metrics.Offsets(s.in.Spec.ID, lagview.Input{Current: b.Offsets})

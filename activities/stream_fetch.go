@@ -2,11 +2,10 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"handoff/internal/domain"
 	"handoff/internal/kafka"
@@ -27,70 +26,126 @@ const (
 	fetchWaitIdle = 4 * time.Second
 )
 
-// fetchAll fetches every partition of the stream from its staged position
-// until ctx ends or the partition reaches Until, sending each non-empty
-// fetch to the returned channel, which closes once every fetcher ended;
-// wait returns the first fetch error.
-func (s *stream) fetchAll(ctx context.Context) (<-chan batch, func() error) {
-	out := make(chan batch)
-	g, gctx := errgroup.WithContext(ctx)
+// partFeed is one partition a stream follows.
+type partFeed struct {
+	p       domain.Partition
+	offset  int64 // where the next batch starts
+	stop    int64
+	bounded bool
+	feed    *kafka.Feed
+	done    bool // nothing more to read: at its Until, or its topic is gone
+	gone    bool // its topicPattern's topic was deleted
+}
+
+// streamFeeds are the partitions of a stream, followed from their staged
+// positions through the client's shared fetcher and read by the stream's
+// own loop: no goroutine per partition.
+type streamFeeds struct {
+	set   *kafka.Feeds
+	parts []*partFeed
+	iso   kafka.Isolation
+	next  int // where the next poll starts, so no partition starves
+}
+
+// follow starts following every partition of the stream that has
+// something left to read before Until.
+func (s *stream) follow() *streamFeeds {
+	fs := &streamFeeds{set: s.a.Kafka.Feeds(), iso: kafka.IsolationOf(s.in.Spec.IOConfig)}
 	for _, p := range s.res.To.Partitions() {
-		from := s.res.To[p]
-		g.Go(func() error { return s.fetchPartition(gctx, p, from, out) })
-	}
-	done := make(chan error, 1)
-	go func() { done <- g.Wait(); close(out) }()
-	var err error
-	waited := false
-	return out, func() error {
-		if !waited {
-			err, waited = <-done, true
+		pf := &partFeed{p: p, offset: s.res.To[p]}
+		pf.stop, pf.bounded = s.in.Until[p]
+		if pf.bounded && pf.offset >= pf.stop {
+			continue
 		}
-		return err
+		pf.feed = fs.set.Follow(kafka.FetchRequest{Topic: s.in.Spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: pf.offset, Stop: pf.stop,
+			MaxBytes: fetchMaxBytes, MaxWait: fetchWait, IdleWait: fetchWaitIdle, Isolation: fs.iso})
+		fs.parts = append(fs.parts, pf)
+	}
+	return fs
+}
+
+// atStop: the partition reached its Until, and is followed no more.
+func (pf *partFeed) atStop() bool {
+	if pf.bounded && pf.offset >= pf.stop && !pf.done {
+		pf.done = true
+		pf.feed.Close()
+		pf.feed = nil
+	}
+	return pf.done
+}
+
+// close stops following every partition, dropping what was fetched ahead.
+func (fs *streamFeeds) close() {
+	for _, pf := range fs.parts {
+		if pf.feed != nil {
+			pf.feed.Close()
+			pf.feed = nil
+		}
 	}
 }
 
-// fetchPartition reads one partition from offset, at the spec's isolation
-// level, sending on every fetch that read records or passed markers or
-// aborted records (whose end the chunk must take). Fetches that moved
-// nothing only tell the partition's ends (saw).
-func (s *stream) fetchPartition(ctx context.Context, p domain.Partition, offset int64, out chan<- batch) error {
-	stop, bounded := s.in.Until[p]
-	if bounded && offset >= stop {
-		return nil
-	}
-	iso := kafka.IsolationOf(s.in.Spec.IOConfig)
-	feed := s.a.Kafka.Follow(kafka.FetchRequest{Topic: s.in.Spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: offset, Stop: stop,
-		MaxBytes: fetchMaxBytes, MaxWait: fetchWait, IdleWait: fetchWaitIdle, Isolation: iso})
-	defer feed.Close()
-	for {
-		res, err := feed.Next(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			in := protocol.ConsumeInput{Spec: s.in.Spec, Group: s.in.Group, SequenceName: s.in.SequenceName}
-			return s.a.outOfRange(ctx, in, p, offset, err) // other errors unchanged
+// finished: every partition reached its Until. A gone topic's partition
+// never does: the stream ends otherwise (its supervisor lays the groups
+// out again without the topic).
+func (fs *streamFeeds) finished() bool {
+	for _, pf := range fs.parts {
+		if !pf.done || pf.gone {
+			return false
 		}
-		s.saw(p, res, iso)
-		if res.Next == offset {
-			res.Recycle()
-			if bounded && offset >= stop {
-				return nil
-			}
+	}
+	return true
+}
+
+// poll takes what the partitions have, in turn: a batch that moved (sent
+// to the stream), or only news of a partition's ends (s.saw). ok is false
+// once no partition has anything.
+func (s *stream) poll(ctx context.Context, fs *streamFeeds) (b batch, ok bool, err error) {
+	for range len(fs.parts) {
+		pf := fs.parts[fs.next]
+		fs.next = (fs.next + 1) % len(fs.parts)
+		if pf.done {
 			continue
 		}
-		offset = res.Next
-		select {
-		case out <- batch{partition: p, res: res}:
-		case <-ctx.Done():
-			res.Recycle()
-			return nil
-		}
-		if bounded && offset >= stop {
-			return nil
+		for {
+			res, got, err := pf.feed.Poll()
+			switch {
+			case err != nil:
+				return batch{}, false, s.fetchFailed(ctx, pf, err)
+			case !got:
+			case res.Next == pf.offset:
+				s.saw(pf.p, res, fs.iso)
+				res.Recycle()
+				if !pf.atStop() {
+					continue // an answer that moved may wait behind it
+				}
+			default:
+				s.saw(pf.p, res, fs.iso)
+				pf.offset = res.Next
+				pf.atStop()
+				return batch{partition: pf.p, res: res}, true, nil
+			}
+			break
 		}
 	}
+	return batch{}, false, nil
+}
+
+// fetchFailed: a partition's feed failed. A topicPattern's topic that was
+// deleted has nothing more to read: its partition waits for the read to
+// end. Anything else fails the stream (outOfRange explains an offset out
+// of range).
+func (s *stream) fetchFailed(ctx context.Context, pf *partFeed, err error) error {
+	pf.feed.Close()
+	pf.feed, pf.done = nil, true
+	if ctx.Err() != nil {
+		return nil
+	}
+	if s.in.Spec.IOConfig.MultiTopic() && errors.Is(err, kafka.ErrTopicNotFound) {
+		pf.gone = true
+		return nil
+	}
+	in := protocol.ConsumeInput{Spec: s.in.Spec, Group: s.in.Group, SequenceName: s.in.SequenceName}
+	return s.a.outOfRange(ctx, in, pf.p, pf.offset, err) // other errors unchanged
 }
 
 // writeChunk writes a chunk's rows to its staging file.

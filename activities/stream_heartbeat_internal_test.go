@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"handoff/internal/domain"
+	"handoff/internal/protocol"
 )
 
 // A stream that stages a few records heartbeats every 10 s, one that
@@ -50,17 +51,40 @@ func TestStreamHeartbeatsForTheAutoscalersRange(t *testing.T) {
 }
 
 // A stream checks what is due four times a second while its open chunk
-// holds records or it read some in the last 2 s, every 2 s otherwise.
-func TestStreamTicksSeldomWithoutRecords(t *testing.T) {
-	s := &stream{}
-	require.Equal(t, idleStreamTick, s.tickEvery(), "no chunk")
+// holds records or it read some in the last 2 s; otherwise only when its
+// next heartbeat, handoff by age, quiet time or MaxRun comes.
+func TestStreamChecksOnlyWhenSomethingIsDue(t *testing.T) {
+	now := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	s := &stream{started: now.Add(-time.Minute), lastBeat: now.Add(-10 * time.Second)}
+	require.Equal(t, s.lastBeat.Add(idleHeartbeatEvery), s.nextCheck(now), "quiet: its next heartbeat")
+
 	s.chunk = &chunk{}
-	require.Equal(t, idleStreamTick, s.tickEvery(), "an empty chunk")
+	require.Equal(t, s.lastBeat.Add(idleHeartbeatEvery), s.nextCheck(now), "an empty chunk")
 	s.chunk.records = 1
-	require.Equal(t, streamTick, s.tickEvery())
-	s.chunk = nil // flushed
-	s.lastRecord = time.Now()
-	require.Equal(t, streamTick, s.tickEvery(), "records just read: a trigger may hold")
-	s.lastRecord = time.Now().Add(-idleStreamTick)
-	require.Equal(t, idleStreamTick, s.tickEvery())
+	require.Equal(t, now.Add(streamTick), s.nextCheck(now), "a chunk to stage on time")
+	s.chunk = nil // staged
+	s.lastRecord = now.Add(-time.Second)
+	require.Equal(t, now.Add(streamTick), s.nextCheck(now), "records just read: a trigger may hold")
+
+	s.lastRecord = now.Add(-idleStreamTick)
+	s.dirty, s.res.Records, s.lastBeat = true, 40, now.Add(-5*time.Second)
+	require.Equal(t, s.lastBeat.Add(slowHeartbeatEvery), s.nextCheck(now), "staged since its heartbeat")
+	s.lastBeat = now.Add(-time.Hour)
+	require.Equal(t, now.Add(streamTick), s.nextCheck(now), "overdue: at once, but not in a spin")
+
+	s.lastBeat, s.dirty = now, false
+	s.in.MaxRun = 90 * time.Second
+	require.Equal(t, now.Add(30*time.Second), s.nextCheck(now), "MaxRun before the heartbeat")
+	s.in.QuietAfter = 5 * time.Second
+	require.Equal(t, s.lastRecord.Add(5*time.Second), s.nextCheck(now), "quiet")
+	s.in.MinRun = 80 * time.Second
+	require.Equal(t, now.Add(20*time.Second), s.nextCheck(now), "quiet, once MinRun passed")
+
+	spec := domain.Spec{}
+	spec.ApplyDefaults()
+	spec.TuningConfig.IntermediateHandoffPeriod = domain.Duration(time.Minute)
+	s.in.Spec = spec
+	s.in.Close = &protocol.CloseTriggers{Progressed: true, OpenedAt: now.Add(-50 * time.Second)}
+	require.Equal(t, now.Add(10*time.Second), s.nextCheck(now), "the open sequence's handoff by age")
+	require.Equal(t, protocol.StreamHandoffPeriod, s.trigger(s.nextCheck(now)))
 }

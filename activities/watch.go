@@ -166,7 +166,8 @@ func (w *watcher) upToDate(latest, current domain.Offsets) bool {
 
 // groups describes every group the supervisor knows of: whether it runs,
 // how a run that was known to run ended, and the read positions its
-// running consume heartbeats.
+// running consume heartbeats (from the stream itself when it runs here
+// and its run is listed open: watch_local.go).
 func (w *watcher) groups(ctx context.Context, res *protocol.WatchResult) (domain.Offsets, error) {
 	current := domain.Offsets{}
 	registry := ""
@@ -176,7 +177,18 @@ func (w *watcher) groups(ctx context.Context, res *protocol.WatchResult) (domain
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	local := w.localRunning(ctx, ids, lookEvery(w.in))
 	for _, id := range ids {
+		if ls := local[id]; ls != nil {
+			res.View.Groups[id] = true
+			offsets, held := ls.last()
+			for p, o := range offsets {
+				current[p] = max(current[p], o)
+			}
+			res.View.Held = append(res.View.Held, lastingHolds(held, time.Now(), cmp.Or(w.a.HeldReportAfter, DefaultHeldReportAfter))...)
+			continue
+		}
+		w.a.describes.Add(1)
 		d, err := w.a.Temporal.DescribeWorkflowExecution(ctx, id, "")
 		var nf *serviceerror.NotFound
 		switch {

@@ -64,6 +64,7 @@ type options struct {
 	manyPartitions int
 	manyRate       float64
 	manyHandoff    time.Duration
+	manyChunk      time.Duration
 	manyWindow     time.Duration
 
 	// The compaction phase.
@@ -102,6 +103,7 @@ func parseOptions(args []string) (options, error) {
 	fs.IntVar(&o.manyPartitions, "many-partitions", 2, "many: partitions of each topic")
 	fs.Float64Var(&o.manyRate, "many-rate", 2, "many: events per second to each topic (0: idle topics)")
 	fs.DurationVar(&o.manyHandoff, "many-handoff", time.Minute, "many: each spec's intermediateHandoffPeriod")
+	fs.DurationVar(&o.manyChunk, "many-chunk-period", 0, "many: each spec's chunkPeriod (0: the default)")
 	fs.DurationVar(&o.manyWindow, "many-window", 3*time.Minute, "many: how long to measure once every supervisor runs")
 	fs.IntVar(&o.failoverKills, "failover-kills", 5, "failover: SIGKILLs with two workers, and as many with one (each restarted at once)")
 	fs.Float64Var(&o.failoverRate, "failover-rate", 1000, "failover: events per second of the producer")
@@ -167,7 +169,7 @@ func parseOptions(args []string) (options, error) {
 		return options{}, fmt.Errorf("-steady-rate %v: want a positive rate", o.steadyRate)
 	case o.compactIdle < 0 || o.compactIdlePeriod < time.Second:
 		return options{}, fmt.Errorf("-compaction-idle %v -compaction-idle-period %v: want idle >= 0 and a period of 1s or more", o.compactIdle, o.compactIdlePeriod)
-	case o.many < 1 || o.manyPartitions < 1 || o.manyRate < 0 || o.manyHandoff <= 0 || o.manyWindow <= 0:
+	case o.many < 1 || o.manyPartitions < 1 || o.manyRate < 0 || o.manyHandoff <= 0 || o.manyWindow <= 0 || o.manyChunk < 0:
 		return options{}, fmt.Errorf("-many %d -many-partitions %d -many-rate %v -many-handoff %v -many-window %v: want a rate of 0 (idle) or more and the rest positive", o.many, o.manyPartitions, o.manyRate, o.manyHandoff, o.manyWindow)
 	case o.repeat < 1:
 		return options{}, fmt.Errorf("-repeat %d: want at least 1", o.repeat)

@@ -43,6 +43,7 @@ type manyResult struct {
 	Partitions    int     `json:"partitionsEach"`
 	Rate          float64 `json:"eventsPerSecondEach"`
 	Handoff       string  `json:"handoffPeriod"`
+	ChunkPeriod   string  `json:"chunkPeriod"`
 	WindowSeconds float64 `json:"windowSeconds"`
 	// StartSeconds is from the first start until all run.
 	StartSeconds float64 `json:"startSeconds"`
@@ -85,6 +86,9 @@ func manySpec(base domain.Spec, i int, o options) (domain.Spec, error) {
 	}
 	s.IOConfig.TaskCount = 1
 	s.TuningConfig.IntermediateHandoffPeriod = domain.Duration(o.manyHandoff)
+	if o.manyChunk > 0 {
+		s.TuningConfig.ChunkPeriod = domain.Duration(o.manyChunk)
+	}
 	return s, s.Validate()
 }
 
@@ -107,6 +111,7 @@ func runMany(ctx context.Context, s *stack, o options, tc client.Client) (manyRe
 			return res, err
 		}
 	}
+	res.ChunkPeriod = specs[0].TuningConfig.ChunkPeriod.D().String()
 	profile := "" // -cpuprofile: the worker's whole life, start-up included
 	if o.cpuProfile != "" {
 		profile, _ = filepath.Abs(o.cpuProfile + "-many.pprof")
@@ -513,8 +518,8 @@ func serverPID(s *stack) int {
 
 func printMany(w io.Writer, r manyResult) {
 	fmt.Fprintf(w, "\n### Many small topics on one worker\n\n")
-	fmt.Fprintf(w, "%d supervisors, one topic of %d partitions each at %.1f events/s, taskCount 1, intermediateHandoffPeriod %s; window %.0f s from 10 s after all ran (%s %.1f s after the first start).\n\n",
-		r.Supervisors, r.Partitions, r.Rate, r.Handoff, r.WindowSeconds, map[bool]string{true: "IDLE", false: "RUNNING"}[r.Rate == 0], r.StartSeconds)
+	fmt.Fprintf(w, "%d supervisors, one topic of %d partitions each at %.1f events/s, taskCount 1, intermediateHandoffPeriod %s, chunkPeriod %s; window %.0f s from 10 s after all ran (%s %.1f s after the first start).\n\n",
+		r.Supervisors, r.Partitions, r.Rate, r.Handoff, r.ChunkPeriod, r.WindowSeconds, map[bool]string{true: "IDLE", false: "RUNNING"}[r.Rate == 0], r.StartSeconds)
 	fmt.Fprintf(w, "| measure | value |\n|---|---|\n")
 	fmt.Fprintf(w, "| read gaps (between a group's streams) | %d, p50 ≤ %.2f s, p95 ≤ %.2f s, %d over 1 s |\n", r.ReadGaps, r.ReadGapP50, r.ReadGapP95, r.ReadGapOver1)
 	fmt.Fprintf(w, "| worker CPU per supervisor | %.3f %% of a core |\n", r.WorkerCPUPerSupervisor)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"handoff/activities"
+	"handoff/internal/domain"
 	"handoff/internal/eventgen"
 	"handoff/internal/testenv"
 	"handoff/workflows"
@@ -22,6 +23,9 @@ func TestContinueAsNewKeepsExactlyOnce(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, 2, activities.Faults{})
 	spec := s.spec(1)
+	// Sequences also hand off by age, closed by the group itself, on both
+	// sides of the boundaries.
+	spec.TuningConfig.IntermediateHandoffPeriod = domain.Duration(time.Second)
 	gen := eventgen.New(s.name, 5)
 	const wave = 3000
 	ctx := context.Background()

@@ -98,12 +98,16 @@ func TestSuspendResetResume(t *testing.T) {
 
 // TestTaskDurationRollsGroupsOver sets a short taskDuration: groups roll to
 // new generations (same workflow id, continued as new) while events keep
-// flowing, and every event is published exactly once.
+// flowing and sequences hand off by age, and every event is published
+// exactly once.
 func TestTaskDurationRollsGroupsOver(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, 2, activities.Faults{})
 	spec := s.spec(2)
 	spec.IOConfig.TaskDuration = domain.Duration(2 * time.Second)
+	// Handoffs by age, which groups close themselves, fall between and
+	// across the rollovers.
+	spec.TuningConfig.IntermediateHandoffPeriod = domain.Duration(time.Second)
 	gen := eventgen.New(s.name, 12)
 	run := s.startSupervisor(spec)
 

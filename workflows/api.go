@@ -101,6 +101,10 @@ type CheckpointRequest struct {
 	// Progress is the group's progress report, sent with the request
 	// instead of as a signal of its own (nil from an older group).
 	Progress *GroupProgress `json:"progress,omitempty"`
+	// ClosedByGroup are the sequences before SequenceID that the group
+	// closed by itself and has not published yet, oldest first
+	// (taskgroup_selfclose.go): the supervisor records them first.
+	ClosedByGroup []domain.Sequence `json:"closedByGroup,omitempty"`
 }
 
 // SetEndOffsets is the supervisor's answer to a CheckpointRequest: the
@@ -124,6 +128,20 @@ type SequencePublished struct {
 	End        domain.Offsets `json:"end"`
 	Segments   int            `json:"segments"`
 	Rows       int64          `json:"rows"`
+	// Closed is set on the notice a Publish sends for a group whose run
+	// records selfCloseVersion: the group closed the sequence at End by
+	// itself, and the supervisor records that boundary if it has not yet
+	// (taskgroup_selfclose.go).
+	Closed *ClosedByGroup `json:"closed,omitempty"`
+	// Progress is the group's progress report, sent with that notice.
+	Progress *GroupProgress `json:"progress,omitempty"`
+}
+
+// ClosedByGroup says what followed a sequence its group closed by itself.
+type ClosedByGroup struct {
+	// NextSequenceID is the sequence the group read on into, starting at
+	// the closed one's end (0: none).
+	NextSequenceID int `json:"nextSequenceId,omitempty"`
 }
 
 // GroupFinished tells the supervisor a group completed after a stop.

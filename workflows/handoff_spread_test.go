@@ -58,8 +58,8 @@ func TestIdleSequenceHandsOffOnItsPhaseNotAtItsFirstRecord(t *testing.T) {
 	require.True(t, second.Progressed)
 	require.Equal(t, phase, second.Phase)
 	require.True(t, due.Equal(second.HandoffAt), "the stream is told when the handoff is due: %s, want %s", second.HandoffAt, due)
-	// The next sequence opens when the supervisor answers the handoff's
-	// request: when the second stream returned, not at the first record.
+	// The next sequence opens when the handoff closes the open one: when
+	// the second stream returned, not at the first record.
 	next := g.streams[2].Close
 	require.NotNil(t, next)
 	require.False(t, next.OpenedAt.Before(due), "no handoff before it is due (%s): the next sequence opened at %s, the first record was read at %s", due, next.OpenedAt, firstRead)

@@ -43,7 +43,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 			}
 			for _, ev := range events {
 				if m := ev.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "Version" {
-					for _, change := range []string{streamConsumeChange, watchChange} {
+					for _, change := range []string{streamConsumeChange, watchChange, selfCloseChange} {
 						if strings.Contains(m.GetDetails()["change-id"].String(), change) {
 							saw[change] = true
 						}
@@ -57,7 +57,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	}
 	require.True(t, sawContinueAsNew, "the recorded histories must include a run that continued as new")
 	require.True(t, sawCompaction, "the recorded histories must include a compaction workflow's")
-	for _, change := range []string{streamConsumeChange, watchChange} {
+	for _, change := range []string{streamConsumeChange, watchChange, selfCloseChange} {
 		require.True(t, saw[change], "no recorded history of a run with %s", change)
 	}
 }

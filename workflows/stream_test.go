@@ -40,6 +40,7 @@ type streamGroup struct {
 	streams []protocol.ConsumeStreamInput
 	wakes   []string
 	signals []string
+	sent    []any // each signal's argument, beside its name in signals
 	// events logs, in order, each stream's start ("stream <sequence>") and
 	// each answer to a checkpoint request ("answer <sequence>").
 	events []string
@@ -76,6 +77,7 @@ func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) proto
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.signals = append(g.signals, args.String(3))
+		g.sent = append(g.sent, args.Get(4))
 		if req, ok := args.Get(4).(CheckpointRequest); ok {
 			answer := func() {
 				g.mu.Lock()
@@ -92,6 +94,29 @@ func newStreamGroup(t *testing.T, stream func(protocol.ConsumeStreamInput) proto
 		}
 	})
 	return g
+}
+
+// steppedStream is a stream fake whose n-th return (from 1) reads step
+// records of each of two partitions past where it started, as one chunk,
+// and returns for reason.
+func steppedStream(at func(n int) (step int64, reason string)) func(protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
+	var (
+		mu sync.Mutex
+		n  int
+	)
+	return func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		step, reason := at(n)
+		to := domain.Offsets{}
+		for p, o := range in.From {
+			to[p] = o + step
+		}
+		rows := 2 * step
+		return protocol.ConsumeStreamResult{To: to, Records: rows, Rows: rows, Reason: reason,
+			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: rows}}}
+	}
 }
 
 // publishes makes every Publish record its input (and publish the

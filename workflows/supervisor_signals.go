@@ -83,6 +83,15 @@ func (s *supervisor) onCheckpointRequest(ctx workflow.Context, m CheckpointReque
 	if !ok || !rec.knows(m.Generation) {
 		return // from a generation that was replaced
 	}
+	// The sequences the group closed by itself and has not published yet
+	// come first.
+	for i, q := range m.ClosedByGroup {
+		next := m.SequenceID
+		if i+1 < len(m.ClosedByGroup) {
+			next = m.ClosedByGroup[i+1].ID
+		}
+		recordClosed(rec, q.ID, q.End, next)
+	}
 	seq := rec.sequence(m.SequenceID)
 	if seq == nil {
 		s.recordError(ctx, fmt.Sprintf("group %d asked to close unknown sequence %d", m.Group, m.SequenceID))
@@ -113,10 +122,26 @@ func (s *supervisor) onCheckpointDeclined(m CheckpointDeclined) {
 	}
 }
 
+// onSequencePublished counts a committed sequence, which is no longer the
+// group's to publish. A notice from its Publish (Closed set) first takes
+// the progress report it carries and records the boundary, if nothing
+// recorded it yet.
 func (s *supervisor) onSequencePublished(ctx workflow.Context, m SequencePublished) {
 	rec, ok := s.c.Groups[m.Group]
 	if !ok {
 		return
+	}
+	// A repeated notice (a Publish retried after it told) counts nothing.
+	if rec.sequence(m.SequenceID) != nil {
+		if m.Progress != nil {
+			s.onProgress(ctx, *m.Progress)
+		}
+		if m.Closed != nil {
+			// A commit is a fact, whichever generation tells of it: the
+			// Publish of a generation that rolled over while it ran tells
+			// under the old one.
+			recordClosed(rec, m.SequenceID, m.End, m.Closed.NextSequenceID)
+		}
 	}
 	s.confirmGeneration(ctx, rec, m.Generation)
 	before := len(rec.Sequences)
@@ -138,6 +163,28 @@ func (s *supervisor) onSequencePublished(ctx workflow.Context, m SequencePublish
 	s.c.Published.Segments += m.Segments
 	s.c.Published.Rows += m.Rows
 	s.c.Published.LastAt = now(ctx)
+}
+
+// recordClosed records the boundary of sequence id, which its group closed
+// by itself (taskgroup_selfclose.go) at end and read on from into the
+// sequence next, as onCheckpointRequest would have. Partitions that joined
+// the sequence after the group closed it were read into the next one, and
+// start it where the supervisor gave them.
+func recordClosed(rec *groupRecord, id int, end domain.Offsets, next int) {
+	seq := rec.sequence(id)
+	if seq == nil || !seq.Open() {
+		return // recorded by an answered request, or a repeated notice
+	}
+	start := end.Clone()
+	for p, o := range seq.Start {
+		if _, ok := start[p]; !ok {
+			start[p] = o
+		}
+	}
+	seq.End = end.Clone()
+	nextID := max(rec.NextSequenceID, next)
+	rec.Sequences = append(rec.Sequences, domain.Sequence{ID: nextID, Start: start})
+	rec.NextSequenceID = nextID + 1
 }
 
 func (s *supervisor) onGroupFinished(m GroupFinished) {

@@ -29,6 +29,7 @@ type taskGroup struct {
 	sending        []pendingSignal // signals to the supervisor in flight
 	streamState                    // taskgroup_stream.go
 	earlyNextState                 // taskgroup_early.go
+	selfCloseState                 // taskgroup_selfclose.go
 
 	spread            bool       // the run records spreadHandoffVersion
 	progressInRequest bool       // the run records progressInRequestVersion
@@ -58,6 +59,7 @@ func TaskGroupWorkflow(ctx workflow.Context, in TaskGroupInput) error {
 	g.progressInRequest = workflow.GetVersion(ctx, progressInRequestChange, workflow.DefaultVersion, progressInRequestVersion) >= progressInRequestVersion
 	// The early sequence needs streams, and a run that records it.
 	g.earlyOn = g.stream && workflow.GetVersion(ctx, earlyNextChange, workflow.DefaultVersion, earlyNextVersion) >= earlyNextVersion
+	g.selfClose = g.stream && workflow.GetVersion(ctx, selfCloseChange, workflow.DefaultVersion, selfCloseVersion) >= selfCloseVersion
 	if err := workflow.SetQueryHandler(ctx, QueryStatus, func() (TaskGroupStatus, error) {
 		return g.status(), nil
 	}); err != nil {

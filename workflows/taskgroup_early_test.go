@@ -1,13 +1,12 @@
 package workflows
 
 import (
-	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"handoff/internal/domain"
 	"handoff/internal/protocol"
@@ -17,28 +16,18 @@ import (
 // group streams into the next one at once, from the boundary, while the
 // supervisor records the close; the answer adopts what was read early, and
 // the sequences publish back to back with nothing read twice or skipped.
+// A run that records selfCloseVersion closes a full sequence without
+// asking (taskgroup_selfclose_test.go); the early sequence is what its
+// user checkpoints keep, and what runs from before it did at every handoff.
 func TestGroupReadsOnWhileItsHandoffIsRecorded(t *testing.T) {
-	var (
-		mu sync.Mutex
-		n  int
-	)
-	read := func(in protocol.ConsumeStreamInput) protocol.ConsumeStreamResult {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		step, reason := int64(10), protocol.StreamQuiet
+	read := steppedStream(func(n int) (int64, string) {
 		if n == 1 {
-			step, reason = 50, protocol.StreamMaxRows // 100 rows: the sequence is full
+			return 50, protocol.StreamMaxRows // 100 rows: the sequence is full
 		}
-		to := domain.Offsets{}
-		for p, o := range in.From {
-			to[p] = o + step
-		}
-		rows := 2 * step
-		return protocol.ConsumeStreamResult{To: to, Records: rows, Rows: rows, Reason: reason,
-			Chunks: []protocol.ChunkRef{{Key: fmt.Sprintf("%s/c%d", in.SequenceName, n), Rows: rows}}}
-	}
+		return 10, protocol.StreamQuiet
+	})
 	g := newStreamGroup(t, read, time.Minute)
+	g.env.OnGetVersion(selfCloseChange, workflow.DefaultVersion, selfCloseVersion).Return(workflow.DefaultVersion)
 	// Longer than a stream runs: a stream into the next sequence that ends
 	// before the answer comes was started before it.
 	g.answerAfter = 3 * time.Minute

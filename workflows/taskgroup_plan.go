@@ -96,6 +96,10 @@ func (g *taskGroup) planRequest(ctx workflow.Context) {
 		return
 	}
 	end := subset(g.pos, open.Start.Partitions())
+	if g.closesItself() {
+		g.closeItself(ctx, open, end) // taskgroup_selfclose.go
+		return
+	}
 	g.openEarly(ctx, end)
 	g.request(ctx, open, end)
 }
@@ -115,6 +119,7 @@ func (g *taskGroup) request(ctx workflow.Context, open *groupSequence, end domai
 	if g.early != nil {
 		req.NextSequenceID = g.early.ID
 	}
+	req.ClosedByGroup = g.closedUnpublished() // taskgroup_selfclose.go
 	g.signalSupervisor(ctx, SignalCheckpointRequest, req)
 	if g.progressInRequest {
 		g.reported(ctx)
@@ -142,9 +147,12 @@ func (g *taskGroup) planPublish(ctx workflow.Context) {
 	o := withRetryTimeout(publishOptions, g.in.Spec)
 	o.Summary = fmt.Sprintf("publish g%d s%d: %d rows, %s", g.in.Group, s.ID, s.Rows, span(s.Start, s.End))
 	actx := workflow.WithActivityOptions(ctx, o)
+	notice := g.publishNotice(ctx, s) // taskgroup_selfclose.go
+	g.notifying = notice != nil
 	g.publishing = workflow.ExecuteActivity(actx, protocol.ActivityPublish, protocol.PublishInput{
 		Spec: g.in.Spec, Group: g.in.Group, SequenceID: s.ID,
 		Start: s.Start, End: s.End, StagingKeys: s.Chunks, ClosedAt: s.ClosedAt,
+		Notify: notice,
 	})
 }
 
@@ -246,6 +254,9 @@ func (g *taskGroup) onPublished(ctx workflow.Context, f workflow.Future) {
 	}
 	s := g.seqs[0]
 	g.seqs = g.seqs[1:]
+	if g.notifying {
+		return // the Publish told the supervisor
+	}
 	g.signalSupervisor(ctx, SignalSequencePublished, SequencePublished{
 		Group: g.in.Group, Generation: g.in.Generation, SequenceID: s.ID,
 		End: s.End, Segments: len(res.SegmentIDs), Rows: res.Rows,

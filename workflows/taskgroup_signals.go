@@ -94,7 +94,14 @@ func (g *taskGroup) onSetEnd(ctx workflow.Context, s SetEndOffsets) {
 
 // onAddPartitions starts reading new partitions into the open sequence.
 func (g *taskGroup) onAddPartitions(ctx workflow.Context, a AddPartitions) {
-	if s := g.sequence(a.SequenceID); s != nil {
+	s := g.sequence(a.SequenceID)
+	if open := g.open(); g.selfClose && (s == nil || !s.Open()) && open != nil && a.SequenceID < open.ID {
+		// Closed (or even published) by the group before the supervisor
+		// heard of it: the partitions join the sequence read into now,
+		// where the supervisor's record of the close puts them too.
+		s = open
+	}
+	if s != nil {
 		for p, o := range a.Offsets {
 			if _, ok := s.Start[p]; !ok {
 				s.Start[p] = o

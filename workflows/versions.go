@@ -53,6 +53,13 @@ const (
 	// its checkpoint request, not as a signal before it.
 	progressInRequestChange                   = "progress-in-request"
 	progressInRequestVersion workflow.Version = 1
+
+	// selfCloseChange: a task group closes its open sequence itself at a
+	// handoff trigger and reads on into the next; each Publish tells the
+	// supervisor, once its sequence has committed, instead of the group
+	// (taskgroup_selfclose.go).
+	selfCloseChange                   = "self-closed-handoffs"
+	selfCloseVersion workflow.Version = 1
 )
 
 // The long-running design: orchestration costs history per piece of work,

@@ -12,7 +12,7 @@ import (
 // parses. A Feed is read by one goroutine; Close it when done.
 type Feed struct {
 	f      *fetcher
-	signal chan struct{} // cap 1: Next has something to take
+	signal chan struct{} // cap 1: Next has something to take; shared by a Feeds' feeds
 
 	// Guarded by f.mu.
 	req      FetchRequest  // Offset: where the fetcher reads next
@@ -33,11 +33,34 @@ type watermarks struct{ high, stable int64 }
 // most r.MaxWait for records while the partition has them, and up to
 // r.IdleWait after answers that found none.
 func (c *Client) Follow(r FetchRequest) *Feed {
-	fd := &Feed{f: c.fetcher, req: r, wait: r.MaxWait, signal: make(chan struct{}, 1),
+	return c.follow(r, make(chan struct{}, 1))
+}
+
+func (c *Client) follow(r FetchRequest, signal chan struct{}) *Feed {
+	fd := &Feed{f: c.fetcher, req: r, wait: r.MaxWait, signal: signal,
 		seen: watermarks{-1, -1}, told: watermarks{-1, -1}}
 	c.fetcher.add(fd)
 	return fd
 }
+
+// Feeds are partitions followed together and read by one goroutine: it
+// waits on Ready, then polls each feed (Feed.Poll), so a reader of many
+// partitions needs no goroutine per partition. Ready fires after any of
+// them has something new since it was last polled.
+type Feeds struct {
+	c     *Client
+	ready chan struct{}
+}
+
+// Feeds returns an empty set of feeds.
+func (c *Client) Feeds() *Feeds { return &Feeds{c: c, ready: make(chan struct{}, 1)} }
+
+// Follow starts reading r's partition as Client.Follow does; the feed is
+// read by Poll after Ready, not by Next.
+func (fs *Feeds) Follow(r FetchRequest) *Feed { return fs.c.follow(r, fs.ready) }
+
+// Ready fires when a feed of the set may have something to take.
+func (fs *Feeds) Ready() <-chan struct{} { return fs.ready }
 
 // Next returns the partition's next answer that moved (records, or passed
 // markers or aborted records: Next is past the previous one's), or, when
@@ -56,6 +79,10 @@ func (fd *Feed) Next(ctx context.Context) (FetchResult, error) {
 		}
 	}
 }
+
+// Poll is Next without waiting: ok is false when nothing is there to take.
+// A feed of a Feeds is read by Poll alone.
+func (fd *Feed) Poll() (res FetchResult, ok bool, err error) { return fd.take() }
 
 func (fd *Feed) take() (FetchResult, bool, error) {
 	f := fd.f

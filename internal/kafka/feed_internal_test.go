@@ -253,3 +253,80 @@ func TestFeedGetsBatchLargerThanItsBound(t *testing.T) {
 		res.Recycle()
 	}
 }
+
+// Feeds of one set are read by one goroutine, woken by Ready: every
+// record of three partitions arrives once and in order per partition,
+// including one produced while all were idle, and a feed at its Stop
+// answers Poll with an empty answer at the Stop.
+func TestFeedsReadByOneGoroutine(t *testing.T) {
+	t.Parallel()
+	b, c, _ := feedFixture(t)
+	plain := producer(t, b)
+	for p := range int32(3) {
+		produce(t, plain, "a", p, valuesOf(fmt.Sprintf("a%d-", p), 0, 30)...)
+	}
+	set := c.Feeds()
+	var feeds []*Feed
+	for p := range int32(3) {
+		r := FetchRequest{Topic: "a", Partition: p, MaxBytes: 1 << 20, MaxWait: 50 * time.Millisecond, IdleWait: time.Second}
+		if p == 2 {
+			r.Stop = 10
+		}
+		feeds = append(feeds, set.Follow(r))
+	}
+	defer func() {
+		for _, fd := range feeds {
+			fd.Close()
+		}
+	}()
+	got := map[int32][]string{}
+	atStop := false
+	// take polls every feed until none has anything.
+	take := func() {
+		for {
+			moved := false
+			for p, fd := range feeds {
+				if p == 2 && atStop {
+					continue // at its Stop it answers every Poll
+				}
+				res, ok, err := fd.Poll()
+				require.NoError(t, err)
+				if !ok {
+					continue
+				}
+				moved = true
+				for _, r := range res.Records {
+					got[int32(p)] = append(got[int32(p)], string(r.Value))
+				}
+				if p == 2 && res.Next == 10 && len(res.Records) == 0 {
+					atStop = true
+				}
+				res.Recycle()
+			}
+			if !moved {
+				return
+			}
+		}
+	}
+	wait := func(done func() bool, what string) {
+		deadline := time.After(20 * time.Second)
+		for !done() {
+			select {
+			case <-set.Ready():
+				take()
+			case <-deadline:
+				t.Fatalf("%s: read %v", what, got)
+			}
+		}
+	}
+	wait(func() bool { return len(got[0]) == 30 && len(got[1]) == 30 && atStop }, "the backlog")
+	require.Equal(t, valuesOf("a0-", 0, 30), got[0])
+	require.Equal(t, valuesOf("a1-", 0, 30), got[1])
+	require.Equal(t, valuesOf("a2-", 0, 10), got[2], "up to its Stop")
+
+	produce(t, plain, "a", 1, "late")
+	wait(func() bool { return len(got[1]) == 31 }, "a record produced while idle")
+	require.Equal(t, "late", got[1][30])
+	require.Len(t, got[0], 30)
+	require.Len(t, got[2], 10)
+}

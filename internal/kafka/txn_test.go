@@ -306,13 +306,13 @@ func TestParkedFetchAnswersWhenTheTransactionEnds(t *testing.T) {
 }
 
 // feedValues reads feed until it has n values, failing after 10 s.
-func feedValues(t *testing.T, feed *kafka.Feed, n int) []string {
+func feedValues(t *testing.T, next feedNext, n int) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	var got []string
 	for len(got) < n {
-		res, err := feed.Next(ctx)
+		res, err := next(ctx)
 		require.NoError(t, err, "after %v", got)
 		for _, r := range res.Records {
 			got = append(got, string(r.Value))
@@ -322,52 +322,87 @@ func feedValues(t *testing.T, feed *kafka.Feed, n int) []string {
 	return got
 }
 
+// feedNext reads a feed's next answer.
+type feedNext func(context.Context) (kafka.FetchResult, error)
+
+// pollNext reads a feed of the set fs as a stream does: Poll, and wait on
+// the set's Ready when nothing is there.
+func pollNext(fs *kafka.Feeds, fd *kafka.Feed) feedNext {
+	return func(ctx context.Context) (kafka.FetchResult, error) {
+		for {
+			if res, ok, err := fd.Poll(); ok || err != nil {
+				return res, err
+			}
+			select {
+			case <-fs.Ready():
+			case <-ctx.Done():
+				return kafka.FetchResult{}, ctx.Err()
+			}
+		}
+	}
+}
+
 // Partitions read through the shared fetcher, in the same requests,
 // leave out aborted transactions in every codec, and one held by an open
 // transaction gives nothing past its last stable offset until the
-// transaction ends, while its neighbour in the request reads on.
+// transaction ends, while its neighbour in the request reads on. So it
+// goes for feeds read one by one (Next) and for a set read by one
+// goroutine (Feeds, Poll), as a stream reads its partitions.
 func TestFeedsReadCommittedTogether(t *testing.T) {
 	t.Parallel()
 	for _, cc := range codecs {
-		t.Run(cc.name, func(t *testing.T) {
-			t.Parallel()
-			b, err := kafkadev.Start(ctxT(t), "127.0.0.1:0", map[string]int32{"tx": 1, "open": 1})
-			require.NoError(t, err)
-			t.Cleanup(b.Close)
-			c, err := kafka.New(b.Addrs())
-			require.NoError(t, err)
-			t.Cleanup(c.Close)
-			committed, _ := interleave(t, b, "tx", cc.codec)
-			a := txnClient(t, b, "open", "a", cc.codec)
-			plain := txnClient(t, b, "open", "", cc.codec)
-			send(t, plain, "p0", "p1")
-			require.NoError(t, a.BeginTransaction())
-			send(t, a, "a1")
-			send(t, plain, "p2")
-
-			follow := func(topic string) *kafka.Feed {
-				feed := c.Follow(kafka.FetchRequest{Topic: topic, MaxBytes: 1 << 20, MaxWait: 50 * time.Millisecond,
-					IdleWait: 200 * time.Millisecond, Isolation: kafka.ReadCommitted})
-				t.Cleanup(feed.Close)
-				return feed
+		for _, set := range []bool{false, true} {
+			name := cc.name
+			if set {
+				name += "/set"
 			}
-			tx, open := follow("tx"), follow("open")
-			require.Equal(t, committed, feedValues(t, tx, len(committed)))
-			require.Equal(t, []string{"p0", "p1"}, feedValues(t, open, 2))
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				b, err := kafkadev.Start(ctxT(t), "127.0.0.1:0", map[string]int32{"tx": 1, "open": 1})
+				require.NoError(t, err)
+				t.Cleanup(b.Close)
+				c, err := kafka.New(b.Addrs())
+				require.NoError(t, err)
+				t.Cleanup(c.Close)
+				committed, _ := interleave(t, b, "tx", cc.codec)
+				a := txnClient(t, b, "open", "a", cc.codec)
+				plain := txnClient(t, b, "open", "", cc.codec)
+				send(t, plain, "p0", "p1")
+				require.NoError(t, a.BeginTransaction())
+				send(t, a, "a1")
+				send(t, plain, "p2")
 
-			send(t, plain, "late") // to the open transaction's partition: held too
-			time.Sleep(500 * time.Millisecond)
-			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-			res, err := open.Next(ctx) // at most the held partition's new ends
-			cancel()
-			if err == nil {
-				require.Empty(t, res.Records, "nothing past the open transaction's first offset")
-				require.EqualValues(t, 2, res.Next)
-				res.Recycle()
-			}
+				fs := c.Feeds()
+				follow := func(topic string) feedNext {
+					r := kafka.FetchRequest{Topic: topic, MaxBytes: 1 << 20, MaxWait: 50 * time.Millisecond,
+						IdleWait: 200 * time.Millisecond, Isolation: kafka.ReadCommitted}
+					if !set {
+						feed := c.Follow(r)
+						t.Cleanup(feed.Close)
+						return feed.Next
+					}
+					feed := fs.Follow(r)
+					t.Cleanup(feed.Close)
+					return pollNext(fs, feed)
+				}
+				tx, open := follow("tx"), follow("open")
+				require.Equal(t, committed, feedValues(t, tx, len(committed)))
+				require.Equal(t, []string{"p0", "p1"}, feedValues(t, open, 2))
 
-			end(t, a, true)
-			require.Equal(t, []string{"a1", "p2", "late"}, feedValues(t, open, 3))
-		})
+				send(t, plain, "late") // to the open transaction's partition: held too
+				time.Sleep(500 * time.Millisecond)
+				ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+				res, err := open(ctx) // at most the held partition's new ends
+				cancel()
+				if err == nil {
+					require.Empty(t, res.Records, "nothing past the open transaction's first offset")
+					require.EqualValues(t, 2, res.Next)
+					res.Recycle()
+				}
+
+				end(t, a, true)
+				require.Equal(t, []string{"a1", "p2", "late"}, feedValues(t, open, 3))
+			})
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/json"
 	"time"
 
 	"handoff/internal/domain"
@@ -90,9 +91,25 @@ type PublishInput struct {
 	Start       domain.Offsets
 	End         domain.Offsets
 	StagingKeys []string
-	// ClosedAt is when the supervisor recorded the sequence's end, for the
+	// ClosedAt is when the sequence's end was recorded, for the
 	// checkpoint-to-commit latency. Zero when unknown.
 	ClosedAt time.Time
+	// Notify, when set, asks Publish to tell the supervisor itself once the
+	// sequence has committed (nil: the task group tells it).
+	Notify *PublishNotify `json:",omitempty"`
+}
+
+// PublishNotify is the signal a Publish sends once its sequence has
+// committed, whether by this attempt or an earlier one. Notice is the
+// signal's payload, a JSON object the workflow wrote; Publish sets its
+// "segments" and "rows" members to what the sequence published and leaves
+// the rest as it is. A workflow that no longer runs is not told, and the
+// publish still succeeds: what it would have learned, a newer run reads
+// from the committed offsets.
+type PublishNotify struct {
+	WorkflowID string
+	Signal     string
+	Notice     json.RawMessage
 }
 
 // PublishResult says what the sequence published.
