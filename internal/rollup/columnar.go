@@ -166,10 +166,20 @@ func (b *Buffer) combineColumns(g int, r *domain.Row) error {
 	return nil
 }
 
-// columnRows is Rows for the columnar mode: the sketches encoded back,
-// the columns sorted (as sortRows would sort their rows) and made rows in
-// that order in the rows slice, the columns kept for the next chunk.
+// columnRows is Rows for the columnar mode: the columns sorted (as
+// sortRows would sort their rows) and made rows in that order in the
+// rows slice, the columns kept for the next chunk.
 func (b *Buffer) columnRows(dims []domain.Column) []domain.Row {
+	c, order := b.sortColumns(dims)
+	rows := c.RowsIn(order, b.rows)
+	putColumns(c)
+	b.cols = nil
+	return rows
+}
+
+// sortColumns encodes the sketches back into their cells and sorts the
+// columns as sortRows would sort their rows.
+func (b *Buffer) sortColumns(dims []domain.Column) (*columns.Chunk, []int32) {
 	c := b.cols
 	for k, s := range b.sketches {
 		c.SetMetric(k.row, k.metric, s.Value())
@@ -182,8 +192,33 @@ func (b *Buffer) columnRows(dims []domain.Column) []domain.Row {
 		}
 		b.types = append(b.types, t)
 	}
-	rows := c.RowsIn(c.Sort(b.types, !b.rollup), b.rows)
-	putColumns(c)
-	b.cols = nil
-	return rows
+	return c, c.Sort(b.types, !b.rollup)
 }
+
+// Columns is Rows without the rows, for a buffer holding columns (rows
+// taken by AddView): it returns the columns, sketches encoded, and the
+// order Rows would put their rows in (c.RowsIn(order) are Rows' rows),
+// and empties the buffer. For a buffer holding rows (Add), or none, ok
+// is false and nothing changes: Rows takes those. The columns are the
+// caller's, order valid with them, until it hands them back to
+// RecycleColumns.
+func (b *Buffer) Columns(dims []domain.Column) (c *columns.Chunk, order []int32, ok bool) {
+	if b.cols == nil {
+		return nil, nil, false
+	}
+	c, order = b.sortColumns(dims)
+	b.cols = nil
+	if b.table != nil {
+		putTable(b.table)
+		b.table = nil
+	}
+	if b.rows != nil {
+		Recycle(b.rows) // empty: the columns held the rows
+	}
+	b.reset()
+	return c, order, true
+}
+
+// RecycleColumns hands back columns Columns returned, once nothing reads
+// them.
+func RecycleColumns(c *columns.Chunk) { putColumns(c) }
