@@ -15,7 +15,6 @@ import (
 	"handoff/internal/parse"
 	"handoff/internal/protocol"
 	"handoff/internal/rollup"
-	"handoff/internal/segment"
 )
 
 // TestColumnarChunkMatchesRowPath feeds the same records to a chunk on
@@ -74,12 +73,20 @@ func stageAll(t *testing.T, spec domain.Spec, recs []kafka.Record, now time.Time
 	var c *chunk
 	stage := func() {
 		if c.buf.Len() > 0 {
-			var b bytes.Buffer
-			rows := c.buf.Rows(parser.Schema().Dims)
-			_, err := segment.WriteRun(&b, parser.Schema(), rows)
+			// As writeChunk stages it: the columnar chunk's columns go
+			// to the run writer as they are (WriteColumns), the row
+			// path's rows through Write. A retried Put writes again.
+			var b, again bytes.Buffer
+			s := c.stage()
+			require.Equal(t, !rowPath && parser.FixedDims(), s.cols != nil, "columns staged")
+			info, err := s.write(&b)
 			require.NoError(t, err)
-			rollup.Recycle(rows)
+			_, err = s.write(&again)
+			require.NoError(t, err)
+			require.Equal(t, b.Bytes(), again.Bytes(), "staged twice")
+			s.release()
 			runs = append(runs, b.Bytes())
+			log.Rows += info.Rows
 		}
 		log.Records += c.records
 		log.Unparseable += c.unparseable
