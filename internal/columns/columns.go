@@ -36,7 +36,9 @@ type Chunk struct {
 	// and do not tell equal values (rollup keys need them to). Reset
 	// clears it.
 	MayGoPlain bool
-	order      []int32 // Sort's result
+	order      []int32  // Sort's result
+	keys       []uint64 // Sort's packed keys (sortPacked)
+	shifts     []uint8  // and each dimension's width in them
 }
 
 // Dim is one dimension column: a code per row and the dictionary the
