@@ -47,10 +47,11 @@ type Parser struct {
 	// keys maps the top-level fields the parser cares about; with
 	// discovery it grows with every new field.
 	keys      map[string]keyInfo
-	keyNames  []string  // keys listed once they are fixed (freezeKeys), else nil
-	keyInfos  []keyInfo // keys[keyNames[i]]
-	discover  bool      // no dimensions declared
-	topFields bool      // top-level fields are read by name (not only flattened ones)
+	keyNames  []string   // keys listed once they are fixed (freezeKeys), else nil
+	keyInfos  []keyInfo  // keys[keyNames[i]]
+	clock     clockCache // the last second of an ISO time read (timestamp.go)
+	discover  bool       // no dimensions declared
+	topFields bool       // top-level fields are read by name (not only flattened ones)
 	dimCols   []domain.Column
 
 	// Per message.
