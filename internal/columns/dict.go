@@ -27,6 +27,11 @@ type slot struct{ hash, code uint32 }
 
 const minSlots = 64
 
+// maxScanned: a dictionary of at most this many entries is looked up by
+// comparing the value with each, lengths first, which beats hashing it;
+// the index is still kept, for when it grows.
+const maxScanned = 8
+
 var seed = maphash.MakeSeed()
 
 // Len is the number of entries.
@@ -48,6 +53,14 @@ func (d *Dict) Code(v *domain.Value) uint32 {
 	if d.plain {
 		d.values = append(d.values, domain.Value{S: strings.Clone(v.S), N: v.N})
 		return uint32(len(d.values))
+	}
+	if len(d.values) <= maxScanned {
+		for i := range d.values {
+			if e := &d.values[i]; e.N == v.N && e.S == v.S {
+				return uint32(i + 1)
+			}
+		}
+		// New: the index below gives it its slot.
 	}
 	if d.slots == nil {
 		d.slots = make([]slot, minSlots)
