@@ -32,6 +32,9 @@ type chunk struct {
 	saved                                       []pgstore.ParseError // the latest unparseable rows, for parse_errors
 	deadLetters                                 []kafka.Message
 	rec                                         parse.Record // what the parser reads of a record, reused
+	// rowPath keeps declared dimensions on the row path (Add) too: the
+	// tests compare the two paths.
+	rowPath bool
 }
 
 // full: the chunk holds as many rows or bytes as the spec allows in memory.
@@ -67,18 +70,46 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 	var addErr error
 	c.rec = parse.Record{Topic: spec.IOConfig.TopicOf(p), Partition: p.Partition, Offset: r.Offset,
 		Time: r.Time, Key: r.Key, Headers: r.Headers, Value: r.Value}
-	err := c.parser.ParseRecord(&c.rec, now, func(row domain.Row) {
-		if addErr == nil {
-			addErr = c.buf.Add(row)
-		}
-	})
+	var err error
+	if c.parser.FixedDims() && !c.rowPath {
+		// Declared dimensions: the buffer holds the chunk as columns,
+		// copying from each row only its dictionaries' new values.
+		err = c.parser.ParseRecordView(&c.rec, now, func(row *domain.Row) {
+			if addErr == nil {
+				addErr = c.buf.AddView(row)
+			}
+		})
+	} else {
+		err = c.parser.ParseRecord(&c.rec, now, func(row domain.Row) {
+			if addErr == nil {
+				addErr = c.buf.Add(row)
+			}
+		})
+	}
 	if addErr != nil {
 		return fmt.Errorf("topic %s partition %d offset %d: %w", spec.IOConfig.TopicOf(p), p.Partition, r.Offset, addErr)
 	}
+	if err != nil {
+		if err := c.setAside(p, r, err); err != nil {
+			return err
+		}
+	}
+	c.to[p] = r.Offset + 1
+	if c.records%1024 == 0 {
+		c.run.progress(c.to, int64(c.buf.Len()), c.buf.Bytes())
+	}
+	return nil
+}
+
+// setAside counts a record the parser rejected or could not parse, and
+// keeps it for parse_errors and the dead-letter topic as the spec says;
+// any other error stops the chunk and is returned. It is apart from add
+// because errors.As's targets escape: declared in add, they cost two
+// allocations a record, bad or not.
+func (c *chunk) setAside(p domain.Partition, r kafka.Record, err error) error {
 	var bad *parse.UnparseableError
 	var rejected *parse.RejectedError
 	switch {
-	case err == nil:
 	case errors.As(err, &rejected):
 		c.thrownAway++
 		if rejected.Reason != parse.ReasonFiltered {
@@ -92,10 +123,6 @@ func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
 		return c.registryUnavailable(p, r, err)
 	default:
 		return err
-	}
-	c.to[p] = r.Offset + 1
-	if c.records%1024 == 0 {
-		c.run.progress(c.to, int64(c.buf.Len()), c.buf.Bytes())
 	}
 	return nil
 }

@@ -11,12 +11,12 @@ import (
 	"handoff/internal/parse"
 	"handoff/internal/protocol"
 	"handoff/internal/rollup"
-	"handoff/internal/segment"
 )
 
 // BenchmarkConsumeChunk times what a Consume does per record once fetched:
 // parse 100,000 wiki events (5 dims, 2 metrics) into the rollup buffer,
-// sort, and write the staging chunk (a run file) — rollup off and on.
+// sort, and write the staging chunk (a run file) as writeChunk does —
+// rollup off and on.
 func BenchmarkConsumeChunk(b *testing.B) {
 	for _, rollupOn := range []bool{false, true} {
 		name := map[bool]string{false: "rollup-off", true: "rollup-on"}[rollupOn]
@@ -80,18 +80,13 @@ func benchConsumeChunk(b *testing.B, rollupOn bool) {
 		if c.unparseable+c.thrownAway > 0 {
 			b.Fatalf("%d unparseable, %d thrown away", c.unparseable, c.thrownAway)
 		}
-		sorted := c.buf.Rows(parser.Schema().Dims)
-		w, err := segment.NewRunWriter(io.Discard, parser.Schema())
+		s := c.stage() // as writeChunk stages it
+		info, err := s.write(io.Discard)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := w.Write(sorted...); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := w.Close(); err != nil {
-			b.Fatal(err)
-		}
-		rows = len(sorted)
+		s.release()
+		rows = int(info.Rows)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
 	b.ReportMetric(float64(n)/float64(rows), "events/row")

@@ -54,15 +54,14 @@ func (a *Activities) Consume(ctx context.Context, in protocol.ConsumeInput) (res
 		NoValue: c.noValue, Markers: c.markers, Aborted: c.aborted}
 	run.state(workload.StateWritingChunk)
 	if c.buf.Len() > 0 {
-		schema := parser.Schema()
-		rows := c.buf.Rows(schema.Dims)
+		s := c.stage() // chunk_stage.go
 		res.StagingKey = stagingKey(in.Spec.ID, in.SequenceName, in.From)
 		var info segment.Info
 		err := a.Staging.Put(ctx, res.StagingKey, func(w io.Writer) (err error) {
-			info, err = segment.WriteRun(w, schema, rows)
+			info, err = s.write(w)
 			return err
 		})
-		rollup.Recycle(rows)
+		s.release()
 		if err != nil {
 			return protocol.ConsumeResult{}, fmt.Errorf("write staging file %s: %w", res.StagingKey, err)
 		}

@@ -10,7 +10,6 @@ import (
 	"handoff/internal/domain"
 	"handoff/internal/kafka"
 	"handoff/internal/protocol"
-	"handoff/internal/rollup"
 	"handoff/internal/segment"
 )
 
@@ -150,11 +149,11 @@ func (s *stream) fetchFailed(ctx context.Context, pf *partFeed, err error) error
 
 // writeChunk writes a chunk's rows to its staging file.
 func (a *Activities) writeChunk(ctx context.Context, c *chunk, key string) (segment.Info, error) {
-	rows := c.buf.Rows(c.parser.Schema().Dims)
-	defer rollup.Recycle(rows)
+	s := c.stage() // chunk_stage.go
+	defer s.release()
 	var info segment.Info
 	err := a.Staging.Put(ctx, key, func(w io.Writer) (err error) {
-		info, err = segment.WriteRun(w, c.parser.Schema(), rows)
+		info, err = s.write(w)
 		return err
 	})
 	if err != nil {

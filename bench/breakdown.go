@@ -73,7 +73,7 @@ var stageRules = []stageRule{
 	{stageCompress, prefix("github.com/klauspost/compress", "compress/")},
 	{stageParse, prefix("handoff/internal/parse.", "handoff/activities.(*chunk).add", "github.com/parquet-go/jsonlite")},
 	{stageRollup, prefix("handoff/internal/rollup.", "handoff/internal/aggregate.")},
-	{stageStaging, segmentFile("run.go", "codec.go")},
+	{stageStaging, segmentFile("run.go", "runcols.go", "codec.go")},
 	{stageMerge, segmentFile("merge.go", "mergeheap.go", "runread.go", "resort.go", "read.go", "union.go")},
 	{stageParquet, prefix("github.com/parquet-go/", "github.com/klauspost/crc32")},
 	{stageParquet, segmentFile("write.go", "schema.go", "file.go")},

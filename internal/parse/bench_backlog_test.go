@@ -27,7 +27,14 @@ const backlogAvroSchema = `{"type":"record","name":"Edit","fields":[
 // Avro) with its spec (rollup off), JSON and Avro in turns on one thread
 // as BenchmarkParseFormats/interleaved does: the worker's parse stage
 // without the rest of the worker.
-func BenchmarkParseBacklog(b *testing.B) {
+func BenchmarkParseBacklog(b *testing.B) { benchParseBacklog(b, false) }
+
+// BenchmarkParseBacklogView is BenchmarkParseBacklog through
+// ParseRecordView: rows as views, nothing kept (the columnar chunk's
+// path, without its column builder).
+func BenchmarkParseBacklogView(b *testing.B) { benchParseBacklog(b, true) }
+
+func benchParseBacklog(b *testing.B, view bool) {
 	reg := srfake.New()
 	defer reg.Close()
 	id, _, err := reg.RegisterSchema("edits-value", sr.Schema{Schema: backlogAvroSchema})
@@ -60,5 +67,5 @@ func BenchmarkParseBacklog(b *testing.B) {
 	ds.GranularitySpec.Rollup = &off
 	ds.MetricsSpec = []domain.MetricSpec{{Type: domain.MetricCount, Name: "events"},
 		{Type: domain.MetricLongSum, Name: "delta", FieldName: "delta"}, {Type: domain.MetricLongSum, Name: "bytes", FieldName: "bytes"}}
-	interleave(b, ds, []benchFormat{{"json", jsonMsgs, jsonIO()}, {"avro", avroMsgs, registryIO(domain.InputAvroStream, reg)}})
+	interleaveView(b, ds, []benchFormat{{"json", jsonMsgs, jsonIO()}, {"avro", avroMsgs, registryIO(domain.InputAvroStream, reg)}}, view)
 }

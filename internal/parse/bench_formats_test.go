@@ -106,6 +106,11 @@ func (f benchFormat) parser(b *testing.B, ds domain.DataSchema) *parse.Parser {
 // turns (formats[0], formats[1], ...), and reports the thread CPU time
 // each took per event.
 func interleave(b *testing.B, ds domain.DataSchema, formats []benchFormat) {
+	interleaveView(b, ds, formats, false)
+}
+
+// interleaveView is interleave, through ParseRecordView if view.
+func interleaveView(b *testing.B, ds domain.DataSchema, formats []benchFormat, view bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	parsers := make([]*parse.Parser, len(formats))
@@ -114,13 +119,22 @@ func interleave(b *testing.B, ds domain.DataSchema, formats []benchFormat) {
 	}
 	spent := make([]time.Duration, len(formats))
 	emit := func(domain.Row) {}
+	emitView := func(*domain.Row) {}
 	const turn = 256
 	b.ResetTimer()
 	for done := 0; done < b.N; done += turn {
 		for i, f := range formats {
 			start := threadTime()
 			for k := range turn {
-				if err := parsers[i].Parse(f.msgs[(done+k)%len(f.msgs)], now, emit); err != nil {
+				msg := f.msgs[(done+k)%len(f.msgs)]
+				var err error
+				if view {
+					rec := parse.Record{Value: msg}
+					err = parsers[i].ParseRecordView(&rec, now, emitView)
+				} else {
+					err = parsers[i].Parse(msg, now, emit)
+				}
+				if err != nil {
 					b.Fatal(err)
 				}
 			}

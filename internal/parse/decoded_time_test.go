@@ -40,3 +40,25 @@ func TestDecodedMillisIsParseISO(t *testing.T) {
 		require.Equal(t, want, got, s)
 	}
 }
+
+// FuzzClockMillisIsParseISO: whatever the text, and whatever second the
+// cache holds from the text before, the clock reads what parseISO reads
+// and refuses what it refuses; JSON and CSV times go through it too.
+func FuzzClockMillisIsParseISO(f *testing.F) {
+	for _, s := range []string{"2024-02-29T12:34:56.789Z", "2024-02-29", "1970-01-01T00:00:00Z", "2024-01-01T00:00:60Z",
+		"2024-01-01T00:00:00.1234567890Z", "2024-01-01T00:00:00+02:00", "0000-01-01T00:00:00.5Z", "2023-02-29"} {
+		f.Add(s, s[:min(len(s), 19)]+".1Z")
+	}
+	f.Fuzz(func(t *testing.T, before, s string) {
+		var c clockCache
+		_, _ = c.millis(before)
+		want, wantErr := parseISO(s)
+		got, err := c.millis(s)
+		if (wantErr != nil) != (err != nil) || wantErr == nil && want != got {
+			t.Fatalf("after %q, millis(%q) = %d, %v; parseISO: %d, %v", before, s, got, err, want, wantErr)
+		}
+		if wantErr != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("millis(%q) fails with %q, parseISO with %q", s, err, wantErr)
+		}
+	})
+}

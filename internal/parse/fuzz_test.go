@@ -147,8 +147,41 @@ func fuzzParse(f *testing.F, specs []fuzzSpec, seeds ...[]string) {
 			if fmt.Sprint(err) != fmt.Sprint(errAgain) || !reflect.DeepEqual(rows, again) {
 				t.Fatalf("%s: Parse(%q) twice: %v, %+v, then %v, %+v", s.name, msg, err, rows, errAgain, again)
 			}
+			// The view path (ParseRecordView) of a parser of its own: the
+			// same rows and error, its rows copied while they are valid,
+			// and the parser as good for Parse afterwards.
+			v, _ := parse.New(s.ds, s.io)
+			views, errView := viewParse(v, msg)
+			if fmt.Sprint(err) != fmt.Sprint(errView) || !reflect.DeepEqual(rows, views) {
+				t.Fatalf("%s: ParseRecordView(%q) = %v, %+v, Parse: %v, %+v", s.name, msg, errView, views, err, rows)
+			}
+			after, errAfter := checkParse(t, s.name, v, msg)
+			if fmt.Sprint(err) != fmt.Sprint(errAfter) || !reflect.DeepEqual(rows, after) {
+				t.Fatalf("%s: Parse(%q) after ParseRecordView: %v, %+v, want %v, %+v", s.name, msg, errAfter, after, err, rows)
+			}
 		}
 	})
+}
+
+// viewParse parses msg through ParseRecordView, copying each row (its
+// strings too) while it is valid.
+func viewParse(p *parse.Parser, msg []byte) ([]domain.Row, error) {
+	var rows []domain.Row
+	own := func(vs []domain.Value) []domain.Value {
+		out := make([]domain.Value, len(vs))
+		for i, v := range vs {
+			v.S = strings.Clone(v.S)
+			out[i] = v
+		}
+		return out
+	}
+	err := p.ParseRecordView(&parse.Record{Value: msg}, now, func(r *domain.Row) {
+		rows = append(rows, domain.Row{Time: r.Time, Dims: own(r.Dims), Metrics: own(r.Metrics)})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
 }
 
 // checkParse parses msg and checks what every parse must hold.

@@ -47,10 +47,11 @@ type Parser struct {
 	// keys maps the top-level fields the parser cares about; with
 	// discovery it grows with every new field.
 	keys      map[string]keyInfo
-	keyNames  []string  // keys listed once they are fixed (freezeKeys), else nil
-	keyInfos  []keyInfo // keys[keyNames[i]]
-	discover  bool      // no dimensions declared
-	topFields bool      // top-level fields are read by name (not only flattened ones)
+	keyNames  []string   // keys listed once they are fixed (freezeKeys), else nil
+	keyInfos  []keyInfo  // keys[keyNames[i]]
+	clock     clockCache // the last second of an ISO time read (timestamp.go)
+	discover  bool       // no dimensions declared
+	topFields bool       // top-level fields are read by name (not only flattened ones)
 	dimCols   []domain.Column
 
 	// Per message.
@@ -64,6 +65,8 @@ type Parser struct {
 	interned map[string]string
 	rollup   bool           // rows of equal time and dimensions combine
 	slab     []domain.Value // cells for the next rows (rollup off)
+	views    bool           // rows are views, valid during emit (view.go)
+	scratch  []domain.Value // the cells of the message's rows, with views
 
 	topic   topicDim // ioConfig.topicDimension (topic.go)
 	minDims int      // discovered dimensions every row has (the topic's)
@@ -108,10 +111,22 @@ const maxDiscoveredDims = 10_000
 // views into it while Parse runs, and every string a row keeps is copied
 // or interned.
 func (p *Parser) Parse(value []byte, now time.Time, emit func(domain.Row)) error {
+	if err := p.parse(value, now); err != nil {
+		return err
+	}
+	for _, r := range p.rows {
+		emit(r)
+	}
+	clear(p.rows)
+	return nil
+}
+
+// parse parses value into p.rows, empty on error.
+func (p *Parser) parse(value []byte, now time.Time) error {
 	msg := unsafe.String(unsafe.SliceData(value), len(value))
 	p.mark = len(p.dimCols)
 	p.badUTF8 = p.binary || !utf8.ValidString(msg)
-	p.rows = p.rows[:0]
+	p.rows, p.scratch = p.rows[:0], p.scratch[:0]
 	var err error
 	switch {
 	case p.csv != nil:
@@ -126,12 +141,9 @@ func (p *Parser) Parse(value []byte, now time.Time, emit func(domain.Row)) error
 	if err != nil {
 		p.forget()
 		clear(p.rows)
+		p.rows = p.rows[:0]
 		return err
 	}
-	for _, r := range p.rows {
-		emit(r)
-	}
-	clear(p.rows)
 	return nil
 }
 

@@ -86,6 +86,22 @@ func (p *Parser) ParseRecord(r *Record, now time.Time, emit func(domain.Row)) er
 	return p.Parse(r.Value, now, emit)
 }
 
+// ParseRecordView parses a record as ParseRecord does, but each row passed
+// to emit is a view (view.go), valid only until emit returns.
+func (p *Parser) ParseRecordView(r *Record, now time.Time, emit func(*domain.Row)) error {
+	p.rec, p.views = r, true
+	err := p.parse(r.Value, now)
+	p.rec, p.views = nil, false
+	if err != nil {
+		return err
+	}
+	for i := range p.rows {
+		emit(&p.rows[i])
+	}
+	clear(p.rows)
+	return nil
+}
+
 // recordFields sets the record's own fields of the row being built.
 func (p *Parser) recordFields() error {
 	k, r := p.kafka, p.rec

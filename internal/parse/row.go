@@ -175,6 +175,9 @@ const slabRows = 512
 // most rows fold into others and are dropped, and a slab would keep them
 // alive, so each row gets its own.
 func (p *Parser) values(n int) []domain.Value {
+	if p.views {
+		return p.viewValues(n)
+	}
 	if p.rollup {
 		return make([]domain.Value, n)
 	}

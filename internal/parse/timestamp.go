@@ -49,7 +49,15 @@ func (p *Parser) timestamp(f field) (int64, error) {
 	default:
 		return 0, unparseable(col, "timestamp column %q: want a time, got %s", col, describe(f))
 	}
-	ms, err := parseTime(p.tsFormat, f.content())
+	var ms int64
+	var err error
+	if s := f.content(); p.tsFormat == "iso" || p.tsFormat == "auto" && !isDecimal(s) {
+		// RFC 3339 in UTC read digit by digit, the last second kept
+		// (decoded_time.go), else parseISO: the same times and errors.
+		ms, err = p.clock.millis(s)
+	} else {
+		ms, err = parseTime(p.tsFormat, s)
+	}
 	if err != nil {
 		return 0, unparseable(col, "timestamp column %q: %v", col, err)
 	}

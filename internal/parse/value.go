@@ -129,6 +129,9 @@ func (p *Parser) dimension(name string, t domain.ColumnType, f field) (domain.Va
 	case t == domain.TypeLong || t == domain.TypeDouble:
 		return p.number(name, t, f, s)
 	}
+	if p.views {
+		return domain.StringValue(s), nil // the caller copies what it keeps
+	}
 	return domain.StringValue(p.keep(s)), nil
 }
 

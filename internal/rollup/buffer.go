@@ -14,6 +14,12 @@
 // rollup on through 24-byte sort keys. The table and the sort keys go back
 // to pools when Rows returns, the rows slice when the caller Recycles it,
 // so a steady stream of chunks allocates none of them.
+//
+// Rows taken by AddView (columnar.go) are held instead as columns
+// (internal/columns): time, a dictionary code per dimension, the metric
+// cells. The table's slots then index the columns, keys hash and compare
+// as codes, the sort orders row indexes on the codes, and Rows makes the
+// rows, in order, only then.
 package rollup
 
 import (
@@ -22,6 +28,7 @@ import (
 	"unsafe"
 
 	"handoff/internal/aggregate"
+	"handoff/internal/columns"
 	"handoff/internal/domain"
 )
 
@@ -31,8 +38,14 @@ type Buffer struct {
 	merger // combine.go: metrics, decoded sketches, heap estimate
 	rollup bool
 	rows   []domain.Row
-	// table maps a rollup key to its row in rows (rollup only).
+	// table maps a rollup key to its row in rows, or in cols (rollup
+	// only).
 	table *table
+	// cols holds the rows taken by AddView (columnar.go), nil until the
+	// first; codes is the scratch of one row's dimension codes.
+	cols  *columns.Chunk
+	codes []uint32
+	types []domain.ColumnType // the columns' types, for their sort
 }
 
 type cell struct{ row, metric int }
@@ -85,6 +98,9 @@ func (b *Buffer) Add(r domain.Row) error {
 	if len(r.Metrics) != len(b.metrics) {
 		return fmt.Errorf("row has %d metrics, want %d", len(r.Metrics), len(b.metrics))
 	}
+	if b.cols != nil {
+		return fmt.Errorf("a buffer holding rows from AddView cannot take rows by Add")
+	}
 	if b.rollup {
 		h, n := keyHash(r)
 		i, at := b.find(&r, h, n)
@@ -115,7 +131,12 @@ func rowContent(r domain.Row) int64 {
 }
 
 // Len is the number of rows held (after rollup).
-func (b *Buffer) Len() int { return len(b.rows) }
+func (b *Buffer) Len() int {
+	if b.cols != nil {
+		return b.cols.Len()
+	}
+	return len(b.rows)
+}
 
 // Bytes estimates the heap the buffer holds: rows, their arrays and
 // strings, the rollup table and decoded sketches. It is for maxBytesInMemory,
@@ -123,7 +144,7 @@ func (b *Buffer) Len() int { return len(b.rows) }
 // recycled slice (see Recycle) is already as large as earlier chunks made
 // it, and that is the worker's memory, not this chunk's.
 func (b *Buffer) Bytes() int64 {
-	return rowBytes*int64(len(b.rows)) + b.content
+	return rowBytes*int64(b.Len()) + b.content
 }
 
 // Rows returns the held rows sorted by domain.CompareRows over dims (the
@@ -131,13 +152,19 @@ func (b *Buffer) Bytes() int64 {
 // null) and empties the buffer. Rows that compare equal (rollup off) keep
 // the order they were added in.
 func (b *Buffer) Rows(dims []domain.Column) []domain.Row {
-	for c, s := range b.sketches {
-		b.rows[c.row].Metrics[c.metric] = s.Value()
+	var rows []domain.Row
+	if b.cols != nil {
+		rows = b.columnRows(dims) // sorted on the columns
+	} else {
+		for c, s := range b.sketches {
+			b.rows[c.row].Metrics[c.metric] = s.Value()
+		}
+		rows = b.rows
+		// Keys are unique with rollup on: no ties to keep in order but
+		// those CompareRows makes (-0 and 0, NaN), which stay as they
+		// always were.
+		sortRows(rows, dims, !b.rollup)
 	}
-	rows := b.rows
-	// Keys are unique with rollup on: no ties to keep in order but those
-	// CompareRows makes (-0 and 0, NaN), which stay as they always were.
-	sortRows(rows, dims, !b.rollup)
 	if b.table != nil {
 		putTable(b.table)
 		b.table = nil

@@ -23,28 +23,35 @@ func (b *merger) combine(rows []domain.Row, i int, r domain.Row) error {
 	held := rows[i].Metrics
 	for j, m := range b.metrics {
 		if m.Type == domain.MetricHyperUnique {
-			if err := b.mergeSketch(rows, i, j, r.Metrics[j]); err != nil {
+			if err := b.mergeSketch(&held[j], cell{i, j}, r.Metrics[j]); err != nil {
 				return err
 			}
 			continue
 		}
-		v, err := aggregate.Combine(m, held[j], r.Metrics[j])
-		if err != nil {
+		if err := combineInto(m, &held[j], r.Metrics[j]); err != nil {
 			return err
 		}
-		held[j] = v
 	}
 	return nil
 }
 
-// mergeSketch merges v into cell (i, j), decoding the cell once, on its
+// combineInto folds v into held, a cell of metric m (not hyperUnique).
+func combineInto(m domain.MetricSpec, held *domain.Value, v domain.Value) error {
+	x, err := aggregate.Combine(m, *held, v)
+	if err != nil {
+		return err
+	}
+	*held = x
+	return nil
+}
+
+// mergeSketch merges v into cell c, held, decoding the cell once, on its
 // first merge, rather than re-encoding a growing sketch per row.
-func (b *merger) mergeSketch(rows []domain.Row, i, j int, v domain.Value) error {
+func (b *merger) mergeSketch(held *domain.Value, c cell, v domain.Value) error {
 	if v.Null {
 		return nil
 	}
-	held := &rows[i].Metrics[j]
-	c := cell{i, j}
+	j := c.metric
 	s := b.sketches[c]
 	if s == nil {
 		if held.Null {

@@ -51,6 +51,7 @@ type RunWriter struct {
 	prev   int64               // previous row's time
 	info   Info
 	closed bool
+	dicts  []encodedDict // WriteColumns' scratch (runcols.go)
 }
 
 // NewRunWriter starts a run with schema on w.
