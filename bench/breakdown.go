@@ -74,7 +74,7 @@ var stageRules = []stageRule{
 	{stageParse, prefix("handoff/internal/parse.", "handoff/activities.(*chunk).add", "github.com/parquet-go/jsonlite")},
 	{stageRollup, prefix("handoff/internal/rollup.", "handoff/internal/aggregate.")},
 	{stageStaging, segmentFile("run.go", "runcols.go", "codec.go")},
-	{stageMerge, segmentFile("merge.go", "mergeheap.go", "runread.go", "resort.go", "read.go", "union.go")},
+	{stageMerge, segmentFile("merge.go", "mergeheap.go", "runread.go", "cellring.go", "resort.go", "read.go", "union.go")},
 	{stageParquet, prefix("github.com/parquet-go/", "github.com/klauspost/crc32")},
 	{stageParquet, segmentFile("write.go", "schema.go", "file.go")},
 	{stageStorage, prefix("handoff/internal/storage.", "os.(*File).Write", "os.(*File).Sync", "os.(*File).ReadFrom", "os.Rename")},

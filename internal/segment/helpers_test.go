@@ -127,3 +127,14 @@ func writeSegment(t testing.TB, dir, name string, schema domain.Schema, rows []d
 	require.NoError(t, err)
 	return path
 }
+
+// cloneRow copies r's cells, which Merge reuses after emit returns.
+func cloneRow(r domain.Row) domain.Row {
+	if r.Dims != nil {
+		r.Dims = append(r.Dims[:0:0], r.Dims...)
+	}
+	if r.Metrics != nil {
+		r.Metrics = append(r.Metrics[:0:0], r.Metrics...)
+	}
+	return r
+}

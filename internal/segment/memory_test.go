@@ -73,7 +73,7 @@ func TestMergeMemoryBounded(t *testing.T) {
 		if n > 0 && domain.CompareRows(prev, r, benchSchema().Dims) > 0 {
 			return fmt.Errorf("row %d out of order", n)
 		}
-		prev = r
+		prev = cloneRow(r)
 		if n%10_000 == 0 {
 			runtime.ReadMemStats(&ms)
 			peakEmit = max(peakEmit, ms.HeapInuse)

@@ -17,7 +17,9 @@ import (
 // dimensions are mapped onto into's by name, and those it lacks are null.
 // Its metrics must be every file's. With rollup, rows with the same time
 // and dimensions are combined into one with aggregate.Combine. Without it,
-// all rows come out, equal rows in the order of paths.
+// all rows come out, equal rows in the order of paths. A row is emit's only
+// during the call: its cells are reused after it returns, so an emit that
+// keeps a row copies it.
 //
 // At most maxOpen (≥ 2) files are open at once. With more, Merge first
 // merges groups of them into temporary files in tmpDir ("" for the system
@@ -178,6 +180,11 @@ func (m *merger) merge(ctx context.Context, paths []string, emit func(domain.Row
 		if err != nil {
 			return fmt.Errorf("open segment %s: %w", p, err)
 		}
+		if r.run != nil {
+			// The merge holds a cursor's row and the one before it, and
+			// emit and the roller keep none: the cells can be reused.
+			r.ring = &cellRing{}
+		}
 		c := &cursor{r: r, index: i}
 		ok, err := c.advance(m.into.Dims)
 		if err != nil || !ok {
@@ -227,21 +234,26 @@ func (m *merger) merge(ctx context.Context, paths []string, emit func(domain.Row
 
 // roller rolls up a sorted stream: it holds back each row until the next
 // one differs in time or dimensions, combining the metrics of equal ones.
+// pending is a copy in one of two buffers of its own, taken in turn: the
+// reader reuses the cells of the rows it hands out, and the previous
+// pending row's buffer is emit's until emit returns.
 type roller struct {
 	into    domain.Schema
 	emit    func(domain.Row) error
 	pending domain.Row
 	have    bool
+	bufs    [2][]domain.Value
+	flip    int
 }
 
 func (r *roller) add(row domain.Row) error {
 	if !r.have {
-		r.pending, r.have = row, true
+		r.pending, r.have = r.own(row), true
 		return nil
 	}
 	if domain.CompareRows(r.pending, row, r.into.Dims) != 0 {
 		prev := r.pending
-		r.pending = row
+		r.pending = r.own(row)
 		return r.emit(prev)
 	}
 	// pending's metrics are combined in place: no one has seen it yet.
@@ -261,4 +273,20 @@ func (r *roller) flush() error {
 	}
 	r.have = false
 	return r.emit(r.pending)
+}
+
+// own copies row's cells into the roller's next buffer.
+func (r *roller) own(row domain.Row) domain.Row {
+	r.flip ^= 1
+	nd := len(row.Dims)
+	buf := append(append(r.bufs[r.flip][:0], row.Dims...), row.Metrics...)
+	r.bufs[r.flip] = buf
+	out := domain.Row{Time: row.Time, Dims: row.Dims[:0:0], Metrics: row.Metrics[:0:0]}
+	if nd > 0 {
+		out.Dims = buf[:nd:nd]
+	}
+	if len(row.Metrics) > 0 {
+		out.Metrics = buf[nd:len(buf):len(buf)]
+	}
+	return out
 }

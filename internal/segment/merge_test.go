@@ -18,7 +18,7 @@ func mergeAll(t *testing.T, paths []string, into domain.Schema, rollup bool, max
 	t.Helper()
 	var got []domain.Row
 	err := Merge(context.Background(), paths, into, rollup, maxOpen, tmpDir, func(r domain.Row) error {
-		got = append(got, r)
+		got = append(got, cloneRow(r))
 		return nil
 	})
 	require.NoError(t, err)
@@ -164,7 +164,7 @@ func TestMergeMultiPass(t *testing.T) {
 				if len(got)%1000 == 0 {
 					maxTemps = max(maxTemps, entries(t, tmp))
 				}
-				got = append(got, r)
+				got = append(got, cloneRow(r))
 				return nil
 			})
 			require.NoError(t, err)

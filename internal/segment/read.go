@@ -35,6 +35,7 @@ type Reader struct {
 
 	batch []parquet.Row
 	run   *runDecoder  // set instead of pr for a run file
+	ring  *cellRing    // with run, reuses the rows' cells (the merge's cursors set it)
 	rows  []domain.Row // decoded batch; rows[next:] are still to return
 	next  int
 	eof   bool

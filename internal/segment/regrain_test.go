@@ -27,7 +27,7 @@ func TestMergeRegrainedEqualsTruncatingFirst(t *testing.T) {
 		tmp := t.TempDir()
 		var got []domain.Row
 		err := MergeRegrained(context.Background(), paths, benchSchema(), rollup, domain.GranularityMinute, 2, tmp, func(r domain.Row) error {
-			got = append(got, r)
+			got = append(got, cloneRow(r))
 			return nil
 		})
 		require.NoError(t, err)

@@ -245,11 +245,15 @@ func noEOF(err error) error {
 
 // decodeBlock appends the rows of blk to out, laid out by place (the
 // output position of each file dimension) with width output dims; absent
-// output dims are null.
-func (d *runDecoder) decodeBlock(blk string, place []int, width int, absent []int, out []domain.Row) ([]domain.Row, error) {
+// output dims are null. The rows' cells come from ring when it is not nil
+// (see cellRing for how long they stay valid), else from new arrays.
+func (d *runDecoder) decodeBlock(blk string, place []int, width int, absent []int, out []domain.Row, ring *cellRing) ([]domain.Row, error) {
 	nm := len(d.types) - d.nd
 	per := width + nm
-	var slab []domain.Value // cells for the next rows: one allocation per 256
+	var slab []domain.Value // without ring, cells for the next rows: one allocation per 256
+	if ring != nil {
+		ring.startBlock(per)
+	}
 	for i := 0; i < len(blk); {
 		row := domain.Row{}
 		delta, n := varint(blk[i:])
@@ -258,11 +262,15 @@ func (d *runDecoder) decodeBlock(blk string, place []int, width int, absent []in
 		}
 		i += n
 		row.Time = d.prev + delta
-		if len(slab) < per {
-			slab = make([]domain.Value, 256*per)
+		var cells []domain.Value
+		if ring != nil {
+			cells = ring.next(per)
+		} else {
+			if len(slab) < per {
+				slab = make([]domain.Value, 256*per)
+			}
+			cells, slab = slab[:per:per], slab[per:]
 		}
-		cells := slab[:per:per]
-		slab = slab[per:]
 		if width > 0 {
 			row.Dims = cells[:width:width]
 		}

@@ -120,7 +120,7 @@ func TestMergeMixesRunsAndParquet(t *testing.T) {
 	require.Equal(t, wide, union)
 	var got []domain.Row
 	err = Merge(context.Background(), []string{runPath, pqPath}, union, false, 8, dir, func(r domain.Row) error {
-		got = append(got, r)
+		got = append(got, cloneRow(r))
 		return nil
 	})
 	require.NoError(t, err)

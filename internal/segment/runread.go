@@ -100,7 +100,7 @@ func (r *Reader) fillRun() error {
 	if err != nil {
 		return err
 	}
-	r.rows, err = r.run.decodeBlock(blk, r.dimPos, r.outDims, r.absent, r.rows)
+	r.rows, err = r.run.decodeBlock(blk, r.dimPos, r.outDims, r.absent, r.rows, r.ring)
 	r.read = r.run.rows
 	return err
 }
