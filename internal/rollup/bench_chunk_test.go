@@ -25,30 +25,7 @@ import (
 //   - rollup=off: the same two workloads kept whole; make bench's times are
 //     milliseconds apart, the 3k one ties a lot in the sort.
 func BenchmarkChunk(b *testing.B) {
-	ms := []domain.MetricSpec{
-		{Type: domain.MetricCount, Name: "count"},
-		{Type: domain.MetricLongSum, Name: "bytes", FieldName: "bytes"},
-		{Type: domain.MetricDoubleSum, Name: "latency", FieldName: "latency"},
-		{Type: domain.MetricLongMax, Name: "peak", FieldName: "peak"},
-	}
-	hu := append(ms[:4:4], domain.MetricSpec{Type: domain.MetricHyperUnique, Name: "users", FieldName: "user"})
-	bench := []domain.MetricSpec{
-		{Type: domain.MetricCount, Name: "events"},
-		{Type: domain.MetricLongSum, Name: "delta", FieldName: "delta"},
-		{Type: domain.MetricLongSum, Name: "bytes", FieldName: "bytes"},
-	}
-	for _, tc := range []struct {
-		name   string
-		rollup bool
-		ms     []domain.MetricSpec
-		rows   func([]domain.MetricSpec, bool) []domain.Row
-	}{
-		{"rollup=on/keys=3k", true, ms, fewKeys},
-		{"rollup=on/keys=3k/hyperUnique", true, hu, fewKeys},
-		{"rollup=on/keys=60k", true, bench, benchWorkload},
-		{"rollup=off/keys=3k", false, ms, fewKeys},
-		{"rollup=off/keys=60k", false, bench, benchWorkload},
-	} {
+	for _, tc := range chunkCases() {
 		b.Run(tc.name, func(b *testing.B) { benchChunk(b, tc.ms, tc.rows(tc.ms, tc.rollup), tc.rollup, false) })
 	}
 }
@@ -58,6 +35,27 @@ func BenchmarkChunk(b *testing.B) {
 // and made rows at the end. Rows short of five dimensions are padded with
 // nulls (the columns' first row fixes their number).
 func BenchmarkChunkColumns(b *testing.B) {
+	for _, tc := range chunkCases() {
+		rows := tc.rows(tc.ms, tc.rollup)
+		for i := range rows {
+			for len(rows[i].Dims) < 5 {
+				rows[i].Dims = append(rows[i].Dims, domain.NullValue())
+			}
+		}
+		b.Run(tc.name, func(b *testing.B) { benchChunk(b, tc.ms, rows, tc.rollup, true) })
+	}
+}
+
+// chunkCase is one workload of the chunk benchmarks.
+type chunkCase struct {
+	name   string
+	rollup bool
+	ms     []domain.MetricSpec
+	rows   func([]domain.MetricSpec, bool) []domain.Row
+}
+
+// chunkCases are the workloads BenchmarkChunk's comment describes.
+func chunkCases() []chunkCase {
 	ms := []domain.MetricSpec{
 		{Type: domain.MetricCount, Name: "count"},
 		{Type: domain.MetricLongSum, Name: "bytes", FieldName: "bytes"},
@@ -70,25 +68,12 @@ func BenchmarkChunkColumns(b *testing.B) {
 		{Type: domain.MetricLongSum, Name: "delta", FieldName: "delta"},
 		{Type: domain.MetricLongSum, Name: "bytes", FieldName: "bytes"},
 	}
-	for _, tc := range []struct {
-		name   string
-		rollup bool
-		ms     []domain.MetricSpec
-		rows   func([]domain.MetricSpec, bool) []domain.Row
-	}{
+	return []chunkCase{
 		{"rollup=on/keys=3k", true, ms, fewKeys},
 		{"rollup=on/keys=3k/hyperUnique", true, hu, fewKeys},
 		{"rollup=on/keys=60k", true, bench, benchWorkload},
 		{"rollup=off/keys=3k", false, ms, fewKeys},
 		{"rollup=off/keys=60k", false, bench, benchWorkload},
-	} {
-		rows := tc.rows(tc.ms, tc.rollup)
-		for i := range rows {
-			for len(rows[i].Dims) < 5 {
-				rows[i].Dims = append(rows[i].Dims, domain.NullValue())
-			}
-		}
-		b.Run(tc.name, func(b *testing.B) { benchChunk(b, tc.ms, rows, tc.rollup, true) })
 	}
 }
 
