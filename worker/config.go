@@ -88,9 +88,9 @@ type Config struct {
 	// between their workflow tasks (the Temporal SDK's sticky cache,
 	// HANDOFF_WORKFLOW_CACHE). A workflow not kept replays its history at
 	// its next task. 0 keeps the SDK's default (10,000): every supervisor
-	// and group of a worker serving up to 5,000 supervisors. Smaller saves
-	// memory where most supervisors are idle (OPERATIONS.md, "Many
-	// supervisors on one worker").
+	// and group of a worker serving up to 5,000 supervisors of taskCount
+	// 1. Smaller saves memory where most supervisors are idle
+	// (OPERATIONS.md, "Many supervisors on one worker").
 	WorkflowCache int
 	// MemoryLimit is the heap size in bytes that consume push-back is
 	// measured against (HANDOFF_MEMORY_LIMIT: bytes, or a whole number of
