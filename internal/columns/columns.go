@@ -1,7 +1,7 @@
 // Package columns holds the rows of one consume chunk column by column,
 // as a vectorised engine holds a batch: the rollup buffer appends rows to
-// it and combines into them, and hands them on as domain.Rows only when
-// the chunk is written.
+// it and combines into them, and the chunk is staged from the columns
+// (segment.RunWriter.WriteColumns) without a domain.Row per row.
 //
 // Layout of a Chunk of n rows, d dimensions and m metrics:
 //

@@ -13,8 +13,10 @@ import (
 // The columnar mode of a Buffer: rows taken with AddView are held column
 // by column (internal/columns), their dimensions as dictionary codes, so
 // a rollup key is the time and one code per dimension, hashed and
-// compared without a look at a string. Rows turns the columns into
-// domain.Rows once, when the chunk is written. The estimate (Bytes) is
+// compared without a look at a string. Columns hands them to the chunk's
+// staging writer sorted (segment.RunWriter.WriteColumns), with no
+// domain.Row made; Rows still makes rows of them for other callers. The
+// estimate (Bytes) is
 // the one the rows would have cost, so chunks end where they did.
 
 // spare keeps the columns of written chunks for the next chunks: a few,
