@@ -241,7 +241,8 @@ func waitAllRunning(ctx context.Context, tc client.Client, specs []domain.Spec, 
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%d of %d supervisors not running after 5 minutes (%s first); see %s", len(pending), len(specs), pending[0].ID, w.logPath)
+			return fmt.Errorf("%d of %d supervisors not running after 5 minutes (%s first); see %s",
+				len(pending), len(specs), describeStuck(ctx, tc, filepath.Dir(w.logPath), pending[0].ID), w.logPath)
 		}
 		if err := sleep(ctx, w, time.Second); err != nil {
 			return err
