@@ -41,10 +41,23 @@ type direct struct {
 	vals     []directVal
 	tsSlot   int
 	dimSlots []int
+	dimTypes []directType // by declared dimension (all but the topic's)
 	metSlots []int
-	longMet  []bool // the metric is a longSum, longMin or longMax
+	metTypes []directType // by metric
 	keys     keyCache
 }
+
+// directType says which cells the direct path makes itself: a string or
+// long dimension's, a count's and a long metric's (longSum, longMin,
+// longMax); the others go through the general conversions.
+type directType uint8
+
+const (
+	directOther directType = iota
+	directString
+	directLong
+	directCount
+)
 
 // directVal is one top-level value of the message being parsed: where
 // it lies, pointer-free (so writing it costs no write barrier and
@@ -72,20 +85,28 @@ func newDirect(p *Parser) *direct {
 		return nil
 	}
 	d := &direct{vals: make([]directVal, len(p.top)), tsSlot: p.tsSrc.slot}
-	for _, s := range p.dimSrc {
+	for i, s := range p.dimSrc {
 		if s.slot < 0 {
 			return nil
 		}
-		d.dimSlots = append(d.dimSlots, s.slot)
+		t := directOther
+		switch p.declared[i].Type {
+		case domain.TypeString:
+			t = directString
+		case domain.TypeLong:
+			t = directLong
+		}
+		d.dimSlots, d.dimTypes = append(d.dimSlots, s.slot), append(d.dimTypes, t)
 	}
 	for i, m := range p.metrics {
-		d.metSlots = append(d.metSlots, p.metSrc[i].slot)
+		t := directOther
 		switch m.Type {
+		case domain.MetricCount:
+			t = directCount
 		case domain.MetricLongSum, domain.MetricLongMin, domain.MetricLongMax:
-			d.longMet = append(d.longMet, true)
-		default:
-			d.longMet = append(d.longMet, false)
+			t = directLong
 		}
+		d.metSlots, d.metTypes = append(d.metSlots, p.metSrc[i].slot), append(d.metTypes, t)
 	}
 	d.keys.init(p.lookupKey)
 	return d
@@ -128,30 +149,31 @@ func (p *Parser) finishDirect(msg string, now time.Time) (*RejectedError, bool) 
 		row.Dims[i] = p.topic.value
 	}
 	for i, slot := range d.dimSlots {
-		v, t := &d.vals[slot], p.declared[i].Type
+		v, t := &d.vals[slot], d.dimTypes[i]
 		switch {
-		case t == domain.TypeString && v.kind == kindString && !v.esc && (!v.high || utf8.ValidString(msg[v.start:v.end])):
+		case t == directString && v.kind == kindString && !v.esc && (!v.high || utf8.ValidString(msg[v.start:v.end])):
 			s := msg[v.start:v.end]
 			if !p.views {
 				s = p.keep(s)
 			}
 			row.Dims[i] = domain.StringValue(s)
-		case t == domain.TypeLong && v.whole:
+		case t == directLong && v.whole:
 			row.Dims[i] = domain.LongValue(v.n)
 		default:
-			dv, err := p.dimension(p.declared[i].Name, t, v.field(msg))
+			c := &p.declared[i]
+			dv, err := p.dimension(c.Name, c.Type, v.field(msg))
 			if err != nil {
 				return nil, false
 			}
 			row.Dims[i] = dv
 		}
 	}
-	for i, m := range p.metrics {
-		slot := d.metSlots[i]
+	for i, slot := range d.metSlots {
+		t := d.metTypes[i]
 		switch {
-		case m.Type == domain.MetricCount:
+		case t == directCount:
 			row.Metrics[i] = domain.LongValue(1) // as aggregate.Init
-		case slot >= 0 && d.longMet[i] && d.vals[slot].whole:
+		case t == directLong && slot >= 0 && d.vals[slot].whole:
 			row.Metrics[i] = domain.LongValue(d.vals[slot].n)
 		default:
 			var f field
@@ -159,7 +181,7 @@ func (p *Parser) finishDirect(msg string, now time.Time) (*RejectedError, bool) 
 				f = d.vals[slot].field(msg)
 			}
 			raw, present := p.text(f)
-			v, err := aggregate.Init(m, raw, present)
+			v, err := aggregate.Init(p.metrics[i], raw, present)
 			if err != nil {
 				return nil, false
 			}

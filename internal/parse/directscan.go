@@ -27,40 +27,51 @@ func (d *direct) scan(msg string) bool {
 // members reads an object's members, as Parser.members does.
 func (d *direct) members(sc *scanner) bool {
 	for pos := 0; ; pos++ {
-		if sc.i >= len(sc.s) || sc.s[sc.i] != '"' {
+		if !sc.at('"') {
 			return false
 		}
 		slot, ok := d.keys.resolve(sc, pos)
-		if !ok {
+		if !ok || !sc.next(':') || !sc.at(0) {
 			return false
 		}
-		sc.ws()
-		if sc.i >= len(sc.s) || sc.s[sc.i] != ':' {
-			return false
-		}
-		sc.i++
-		sc.ws()
 		if slot >= 0 {
 			ok = sc.directValue(&d.vals[slot])
 		} else {
 			_, err := sc.value(1)
 			ok = err == nil
 		}
-		if !ok {
+		switch {
+		case !ok:
 			return false
-		}
-		sc.ws()
-		if sc.i < len(sc.s) && sc.s[sc.i] == ',' {
-			sc.i++
-			sc.ws()
+		case sc.next(','):
 			continue
 		}
-		if sc.i < len(sc.s) && sc.s[sc.i] == '}' {
-			sc.i++
-			return true
-		}
-		return false
+		return sc.next('}')
 	}
+}
+
+// next consumes c, after any whitespace. Compact JSON has none, so the
+// character is looked at before the whitespace is skipped.
+func (sc *scanner) next(c byte) bool {
+	if sc.i < len(sc.s) && sc.s[sc.i] == c {
+		sc.i++
+		return true
+	}
+	sc.ws()
+	if sc.i < len(sc.s) && sc.s[sc.i] == c {
+		sc.i++
+		return true
+	}
+	return false
+}
+
+// at skips any whitespace and says whether c (0: anything) follows.
+func (sc *scanner) at(c byte) bool {
+	if sc.i < len(sc.s) && sc.s[sc.i] > ' ' {
+		return c == 0 || sc.s[sc.i] == c
+	}
+	sc.ws()
+	return sc.i < len(sc.s) && (c == 0 || sc.s[sc.i] == c)
 }
 
 // directValue reads the value at sc.i into v: strings and numbers by
