@@ -141,3 +141,23 @@ func checkDirectIsGeneral(t *testing.T, a, b []byte) {
 		}
 	}
 }
+
+// TestDirectManyKeys: messages of more members than the key cache notes
+// positions for, and more distinct keys than it lists, parse as the
+// general path parses them.
+func TestDirectManyKeys(t *testing.T) {
+	var msgs [][]byte
+	for m := range 6 {
+		msg := []byte(`{"ts":"2024-02-29T12:34:56.789Z"`)
+		for k := range 300 {
+			msg = fmt.Appendf(msg, `,"k%d_%d":%d`, m%5, k, k)
+			if k == 280 {
+				msg = append(msg, `,"page":"P","bytes":7`...)
+			}
+		}
+		msgs = append(msgs, append(msg, '}'))
+	}
+	for i := range msgs {
+		checkDirectIsGeneral(t, msgs[i], msgs[(i+1)%len(msgs)])
+	}
+}
