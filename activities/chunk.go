@@ -48,7 +48,7 @@ func (c *chunk) full() bool {
 // message over maxMessageBytes fails the chunk: holding it is what the
 // limit is there to prevent.
 func (c *chunk) add(p domain.Partition, r kafka.Record, now time.Time) error {
-	spec := c.in.Spec
+	spec := &c.in.Spec // not a copy: add runs per record
 	if size := int64(len(r.Value) + len(r.Key)); size > spec.TuningConfig.MaxMessageBytes {
 		msg := fmt.Sprintf("supervisor %s: the message at %s partition %d offset %d is %d bytes, more than tuningConfig.maxMessageBytes (%d); raise the limit (and the worker's memory) or keep such messages out of the topic",
 			spec.ID, spec.IOConfig.TopicOf(p), p.Partition, r.Offset, size, spec.TuningConfig.MaxMessageBytes)

@@ -69,6 +69,7 @@ func New(ds domain.DataSchema, io domain.IOConfig) (*Parser, error) {
 	p.wire(ds)
 	p.addTopicDim(io.TopicDimension)
 	p.freezeKeys()
+	p.direct = newDirect(p)
 	return p, nil
 }
 

@@ -70,6 +70,8 @@ type Parser struct {
 
 	topic   topicDim // ioConfig.topicDimension (topic.go)
 	minDims int      // discovered dimensions every row has (the topic's)
+
+	direct *direct // the JSON fast path (direct.go), or nil
 }
 
 // keyInfo is what a top-level field feeds: a slot read by a source (-1:
@@ -125,8 +127,16 @@ func (p *Parser) Parse(value []byte, now time.Time, emit func(domain.Row)) error
 func (p *Parser) parse(value []byte, now time.Time) error {
 	msg := unsafe.String(unsafe.SliceData(value), len(value))
 	p.mark = len(p.dimCols)
-	p.badUTF8 = p.binary || !utf8.ValidString(msg)
 	p.rows, p.scratch = p.rows[:0], p.scratch[:0]
+	if p.direct != nil {
+		if reject, ok := p.parseDirect(msg, now); ok {
+			if reject != nil {
+				return reject
+			}
+			return nil
+		}
+	}
+	p.badUTF8 = p.binary || !utf8.ValidString(msg)
 	var err error
 	switch {
 	case p.csv != nil:
