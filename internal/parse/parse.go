@@ -4,7 +4,10 @@
 // metric's initial value. It reads JSON objects (with an optional
 // flattenSpec) and CSV; Avro, Protobuf and JSON Schema through
 // internal/decode (decoded.go); and, with the kafka input format, the
-// record's own timestamp, topic, key and headers (record.go).
+// record's own timestamp, topic, key and headers (record.go). JSON of the
+// specs most pipelines run (declared dimensions, no flattenSpec) is read
+// by a direct path (direct.go) that gives the general path's rows and
+// errors, byte for byte, in about half its time.
 package parse
 
 import (
